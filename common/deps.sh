@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# deps.sh - make sure the tools the kit needs are installed.
+#
+#   deps.sh TOOL...        install the missing ones if we can, else say how
+#   deps.sh --install-all  the same for every tool `make labs` and `make test` need
+#
+# We can install when we are root, or when sudo works without a password,
+# and the system has apt-get. Otherwise we print the exact command and exit 1.
+set -euo pipefail
+
+# tool -> Debian/Ubuntu package, Fedora package, Homebrew formula
+declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap)
+declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap)
+declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)")
+
+if [ "${1:-}" = --install-all ]; then
+	set -- gnuplot bats
+	all=1
+fi
+[ $# -gt 0 ] || { echo "usage: deps.sh --install-all | TOOL..." >&2; exit 2; }
+
+missing=()
+for tool in "$@"; do
+	[ -n "${APT[$tool]:-}" ] || { echo "deps.sh: unknown tool '$tool'" >&2; exit 2; }
+	command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	packages=()
+	for tool in "${missing[@]}"; do packages+=("${APT[$tool]}"); done
+	if [ "$(id -u)" -eq 0 ]; then
+		sudo=()
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		sudo=(sudo)
+	else
+		sudo=(none)
+	fi
+	if command -v apt-get >/dev/null 2>&1 && [ "${sudo[0]:-}" != none ]; then
+		echo "Installing ${missing[*]} (apt-get install ${packages[*]}) ..."
+		export DEBIAN_FRONTEND=noninteractive
+		"${sudo[@]}" apt-get update -q >/dev/null
+		"${sudo[@]}" apt-get install -y -q "${packages[@]}" >/dev/null
+	else
+		echo "Missing: ${missing[*]}. Install with one of:" >&2
+		echo "  sudo apt-get install ${packages[*]}        # Debian, Ubuntu" >&2
+		echo "  sudo dnf install $(for t in "${missing[@]}"; do printf '%s ' "${DNF[$t]}"; done)  # Fedora" >&2
+		echo "  brew install $(for t in "${missing[@]}"; do printf '%s ' "${BREW[$t]}"; done)  # macOS (the labs themselves need Linux)" >&2
+		exit 1
+	fi
+fi
+
+if [ -n "${all:-}" ]; then
+	echo "gnuplot and bats are installed. On other systems:"
+	echo "  Fedora: sudo dnf install ${DNF[gnuplot]} ${DNF[bats]}"
+	echo "  macOS:  brew install ${BREW[gnuplot]} ${BREW[bats]}"
+	echo "Optional: fio (make validate, Lab 5) and bubblewrap (grade.sh containment)."
+fi

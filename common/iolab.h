@@ -1,0 +1,199 @@
+/*
+ * iolab.h - the few helpers every iolab program needs:
+ *   - error reporting with the conventions of the kit
+ *       usage errors:  "prog: message", then the usage, exit 2
+ *       I/O failures:  "prog: path: strerror(errno)", exit 1
+ *   - strict parsing of counts and of sizes with K/M/G suffixes
+ *   - write_all(): a write(2) loop that survives short writes and EINTR
+ *
+ * Every program is one .c file, so the helpers are static functions in this
+ * header, in the style of OSTEP's common.h.
+ */
+#ifndef IOLAB_H
+#define IOLAB_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Exit statuses of every iolab program. */
+enum { EXIT_IO = 1, EXIT_USAGE = 2 };
+
+static const char *iolab_prog = "iolab";
+static const char *iolab_usage = "";
+
+/* Call first thing in main(): names the program in messages and keeps the
+ * usage text for usage errors. */
+static inline void iolab_init(const char *argv0, const char *usage)
+{
+	const char *slash = strrchr(argv0, '/');
+
+	iolab_prog = slash ? slash + 1 : argv0;
+	iolab_usage = usage;
+}
+
+/* -h/--help: the usage on stdout, exit 0. */
+static inline void print_help(void)
+{
+	fputs(iolab_usage, stdout);
+	exit(0);
+}
+
+/* A bad command line: one line saying what is wrong, the usage, exit 2. */
+__attribute__((format(printf, 1, 2), noreturn))
+static inline void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", iolab_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", iolab_usage);
+	exit(EXIT_USAGE);
+}
+
+/* getopt_long() has already printed a line naming the bad option. */
+__attribute__((noreturn))
+static inline void usage_exit(void)
+{
+	fputs(iolab_usage, stderr);
+	exit(EXIT_USAGE);
+}
+
+/* A failure while running: "prog: message", exit 1. */
+__attribute__((format(printf, 1, 2), noreturn))
+static inline void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", iolab_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_IO);
+}
+
+/* A failed system call on a path: "prog: path: reason", exit 1. */
+__attribute__((noreturn))
+static inline void die_errno(const char *path)
+{
+	die("%s: %s", path, strerror(errno));
+}
+
+static inline void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+/*
+ * Parses the decimal digits at *s into *value, and leaves *s after them.
+ * Returns -1 when there is no digit or the number does not fit.
+ * No sign, no spaces: "-5", " 5" and "5x" are all someone's mistake.
+ */
+static inline int parse_digits(const char **s, uint64_t *value)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned digit = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - digit) / 10)
+			return -1;
+		v = v * 10 + digit;
+	}
+	*s = p;
+	*value = v;
+	return 0;
+}
+
+/* A whole number in [min, max], or a usage error naming the option. */
+static inline uint64_t parse_count(const char *option, const char *arg,
+				   uint64_t min, uint64_t max)
+{
+	const char *p = arg;
+	uint64_t v;
+
+	if (parse_digits(&p, &v) != 0 || *p != '\0')
+		usage_error("%s: '%s' is not a whole number", option, arg);
+	if (v < min || v > max)
+		usage_error("%s: %s is out of range (%llu to %llu)", option, arg,
+			    (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+/*
+ * A size in bytes in [min, max]: digits with an optional suffix K, M or G
+ * (powers of 1024, either case), or a usage error naming the option.
+ */
+static inline uint64_t parse_size(const char *option, const char *arg,
+				  uint64_t min, uint64_t max)
+{
+	const char *p = arg;
+	uint64_t v;
+	unsigned shift = 0;
+
+	if (parse_digits(&p, &v) != 0)
+		usage_error("%s: '%s' is not a size (a number with an optional K, M or G)",
+			    option, arg);
+	switch (*p) {
+	case 'k': case 'K': shift = 10; p++; break;
+	case 'm': case 'M': shift = 20; p++; break;
+	case 'g': case 'G': shift = 30; p++; break;
+	}
+	if (*p != '\0')
+		usage_error("%s: '%s' is not a size (a number with an optional K, M or G)",
+			    option, arg);
+	if (v > (UINT64_MAX >> shift) || (v << shift) < min || (v << shift) > max)
+		usage_error("%s: %s is out of range (%llu to %llu bytes)", option, arg,
+			    (unsigned long long)min, (unsigned long long)max);
+	return v << shift;
+}
+
+/*
+ * Writes all n bytes or fails. write(2) may write fewer bytes than asked
+ * (a signal, a full pipe, a nearly full disk); the loop carries on from
+ * where it stopped. Returns 0, or -1 with errno set.
+ */
+static inline int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t done = write(fd, p, n);
+
+		if (done < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+	return 0;
+}
+
+/* read(2) retried on EINTR. Returns bytes read, 0 at end of file, -1 on error. */
+static inline ssize_t read_retry(int fd, void *buf, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = read(fd, buf, n);
+	while (got < 0 && errno == EINTR);
+	return got;
+}
+
+#endif

@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# Unit tests for common/: parsing, write_all, the clocks, statistics, cleanup.
+
+load helpers
+
+@test "parse_count: accepts whole numbers in range" {
+	run "$UNIT" count -n 1000000 1 1000000000
+	[ "$status" -eq 0 ]
+	[ "$output" = 1000000 ]
+	run "$UNIT" count -n 1 1 10
+	[ "$output" = 1 ]
+}
+
+@test "parse_count: rejects signs, spaces, garbage, empty, with exit 2 naming the option" {
+	for bad in -5 +5 " 5" 5x "" 1.5 0x10 abc; do
+		run "$UNIT" count -n "$bad" 0 100
+		usage_fails
+		[[ ${lines[0]} == "test-common: -n: '$bad' is not a whole number" ]]
+	done
+}
+
+@test "parse_count: out of range and overflow are usage errors" {
+	run "$UNIT" count -n 0 1 100
+	usage_fails
+	[[ ${lines[0]} == *"-n: 0 is out of range (1 to 100)"* ]]
+	run "$UNIT" count -n 101 1 100
+	usage_fails
+	run "$UNIT" count -n 99999999999999999999999 1 100
+	usage_fails
+}
+
+@test "parse_size: K, M and G are powers of 1024, either case" {
+	run "$UNIT" size -s 4K 0 18446744073709551615
+	[ "$output" = 4096 ]
+	run "$UNIT" size -s 255M 0 18446744073709551615
+	[ "$output" = 267386880 ]
+	run "$UNIT" size -s 2g 0 18446744073709551615
+	[ "$output" = 2147483648 ]
+	run "$UNIT" size -s 512 0 18446744073709551615
+	[ "$output" = 512 ]
+}
+
+@test "parse_size: bad suffixes, overflow and range are usage errors" {
+	for bad in 4KB 4T 4.5M K -1M ""; do
+		run "$UNIT" size -s "$bad" 0 1000000000000
+		usage_fails
+		[[ ${lines[0]} == *"-s: '$bad' is not a size"* ]]
+	done
+	run "$UNIT" size -s 17179869184G 0 18446744073709551615
+	usage_fails
+	run "$UNIT" size -s 2M 1 1048576
+	usage_fails
+	[[ ${lines[0]} == *"out of range (1 to 1048576 bytes)"* ]]
+}
+
+@test "write_all: every byte arrives in order although writes are interrupted" {
+	"$UNIT" write-all 64M | (sleep 0.3; cat) >out
+	[ "$(stat -c %s out)" -eq 67108864 ]
+	"$UNIT" write-all 64M >expected.tmp 2>/dev/null
+	cmp out expected.tmp
+	# The pattern repeats the alphabet, so a lost or doubled chunk would show.
+	[ "$(head -c 30 out)" = "abcdefghijklmnopqrstuvwxyzabcd" ]
+}
+
+@test "write_all: a failed write is reported, exit 1" {
+	run sh -c '"$0" write-all 1M >/dev/full' "$UNIT"
+	[ "$status" -eq 1 ]
+	[[ $output == "test-common: stdout: No space left on device" ]]
+}
+
+@test "timing: a 50 ms sleep takes >= 50 ms elapsed and little CPU" {
+	run "$UNIT" timing
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "wall: 0.0"* ]]
+}
+
+@test "stats: median, mean, sample stddev and t-based 95% interval on known samples" {
+	run "$UNIT" stats 5 1 4 2 3
+	[ "$output" = "n=5 mean=3.0000 median=3.0000 stddev=1.5811 min=1.0000 max=5.0000 ci95=1.9629" ]
+	# Even count: the median is the mean of the two middle values; t(1) = 12.706.
+	run "$UNIT" stats 10 20
+	[ "$output" = "n=2 mean=15.0000 median=15.0000 stddev=7.0711 min=10.0000 max=20.0000 ci95=63.5300" ]
+	# One sample has no spread.
+	run "$UNIT" stats 7
+	[ "$output" = "n=1 mean=7.0000 median=7.0000 stddev=nan min=7.0000 max=7.0000 ci95=nan" ]
+}
+
+@test "stats: t beyond the table (40 samples) is close to the published 2.023" {
+	run "$UNIT" stats $(seq 1 40)
+	# stddev of 1..40 is 11.6905; ci95 = 2.0227 * 11.6905 / sqrt(40) = 3.7388
+	[[ $output == *"stddev=11.6905"*"ci95=3.738"* ]]
+}
+
+@test "cleanup: registered files are removed when SIGTERM ends the program" {
+	mkdir d
+	run "$UNIT" cleanup d 50
+	[ "$status" -eq 143 ]
+	[ -z "$(ls -A d)" ]
+}
