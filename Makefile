@@ -46,7 +46,8 @@ bin-tsan/%: %.c | build
 	$(call compile,$(TSAN_FLAGS))
 build/test-common: test-common.c | build
 	$(call compile)
-build/asan-test-common: test-common.c | build
+build/asan/test-common: test-common.c | build
+	@mkdir -p $(@D)
 	$(call compile,$(ASAN_FLAGS))
 build:
 	@mkdir -p $@
@@ -76,9 +77,9 @@ plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh
 test: all
 	@bash tests/run.sh
 
-check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan-test-common $(addprefix bin-tsan/,$(THREADED))
+check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
 	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite"
-	@BIN=bin-asan UNIT=build/asan-test-common bash tests/run.sh
+	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh
 	@if [ -n "$(THREADED)" ]; then echo "== ThreadSanitizer: $(THREADED)"; \
 	  BIN=bin-tsan bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(THREADED))); fi
 

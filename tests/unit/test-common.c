@@ -9,6 +9,7 @@
  *                                          write_all() while a timer keeps
  *                                          interrupting it
  *   test-common timing                     check the clocks against a sleep
+ *   test-common rng SEED N BOUND           print N draws of rng_below(BOUND)
  *   test-common cleanup DIR N              register N files in DIR, create
  *                                          them, then die by SIGTERM
  */
@@ -20,6 +21,7 @@
 
 #include "cleanup.h"
 #include "iolab.h"
+#include "rng.h"
 #include "stats.h"
 #include "timing.h"
 
@@ -28,6 +30,7 @@ static const char usage[] =
 	"       test-common stats X...\n"
 	"       test-common write-all BYTES\n"
 	"       test-common timing\n"
+	"       test-common rng SEED N BOUND\n"
 	"       test-common cleanup DIR N\n";
 
 static void on_alarm(int sig)
@@ -121,6 +124,16 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "write-all") == 0 && argc == 3)
 		return write_all_test(parse_size("BYTES", argv[2], 0, UINT64_MAX));
+	if (strcmp(cmd, "rng") == 0 && argc == 5) {
+		struct rng r;
+		uint64_t n = parse_count("N", argv[3], 0, 100000000);
+		uint64_t bound = parse_count("BOUND", argv[4], 1, UINT64_MAX);
+
+		rng_seed(&r, parse_count("SEED", argv[2], 0, UINT64_MAX));
+		for (uint64_t i = 0; i < n; i++)
+			printf("%" PRIu64 "\n", rng_below(&r, bound));
+		return 0;
+	}
 	if (strcmp(cmd, "timing") == 0 && argc == 2)
 		return timing_test();
 	if (strcmp(cmd, "cleanup") == 0 && argc == 4)
