@@ -37,6 +37,7 @@ static inline void iolab_init(const char *argv0, const char *usage)
 }
 
 /* -h/--help: the usage on stdout, exit 0. */
+__attribute__((noreturn))
 static inline void print_help(void)
 {
 	fputs(iolab_usage, stdout);

@@ -8,11 +8,15 @@
 #   SCRATCH  where the experiments write their files (default scratch)
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-BIN=${BIN:-bin}
-DATA=${DATA:-data}
+# Paths given by the caller are relative to where the caller stands; the
+# defaults are relative to the kit, where the lab runs.
+kit=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+absolute() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+BIN=$(absolute "${BIN:-$kit/bin}")
+DATA=$(absolute "${DATA:-$kit/data}")
+SCRATCH=$(absolute "${SCRATCH:-$kit/scratch}")
 SCALE=${SCALE:-quick}
-SCRATCH=${SCRATCH:-scratch}
+cd "$kit"
 case $SCALE in
 tiny | quick | full) ;;
 *) echo "SCALE must be tiny, quick or full, not '$SCALE'" >&2; exit 2 ;;
@@ -28,14 +32,29 @@ by_scale() {
 	esac
 }
 
+# Files to remove when the lab ends, however it ends. They are listed in a
+# file rather than a variable so that scratch_file also works inside $(...).
+LAB_CLEANUP="$SCRATCH/.lab-cleanup.$$"
+remove_at_exit() {
+	printf '%s\n' "$@" >>"$LAB_CLEANUP"
+}
+trap 'if [ -e "$LAB_CLEANUP" ]; then xargs -d "\n" rm -f <"$LAB_CLEANUP"; rm -f "$LAB_CLEANUP"; fi' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# scratch_file NAME: prints a path in SCRATCH that is removed when the lab ends.
+scratch_file() {
+	remove_at_exit "$SCRATCH/$1"
+	echo "$SCRATCH/$1"
+}
+
 # Result files are built under a temporary name and renamed when complete,
 # so an interrupted lab never leaves half a CSV behind.
 #   csv_open FILE HEADER;  csv_row FIELD,FIELD,...;  csv_commit
-LAB_TMPFILES=()
 csv_open() {
 	CSV=$1
 	CSV_TMP="$1.tmp"
-	LAB_TMPFILES+=("$CSV_TMP")
+	remove_at_exit "$CSV_TMP"
 	echo "$2" >"$CSV_TMP"
 }
 csv_row() {
@@ -45,15 +64,6 @@ csv_commit() {
 	mv "$CSV_TMP" "$CSV"
 	echo "wrote $CSV ($(($(wc -l <"$CSV") - 1)) rows)"
 }
-
-# scratch_file NAME: a path in SCRATCH that is removed when the lab ends.
-scratch_file() {
-	LAB_TMPFILES+=("$SCRATCH/$1")
-	echo "$SCRATCH/$1"
-}
-trap 'rm -f "${LAB_TMPFILES[@]}"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # lab_begin TITLE: announces the lab and describes the machine it runs on.
 lab_begin() {

@@ -1,0 +1,287 @@
+/*
+ * launch - starts several commands at the same moment and times each one.
+ *
+ * Starting two writers one after the other (fork, exec, fork, exec) gives
+ * the first a head start of a millisecond or so: long enough to write
+ * thousands of lines before the second exists. launch forks every child
+ * first; each child waits on a start barrier (a read from a pipe) and only
+ * then execs its command. Closing the pipe's write end wakes all of them at
+ * once. Each child is reaped with wait4(), which hands back its rusage:
+ * user and system CPU time, and context switches.
+ */
+#define _DEFAULT_SOURCE		/* wait4() is BSD, not POSIX */
+#include <ctype.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "iolab.h"
+#include "stats.h"
+#include "timing.h"
+
+static const char usage[] =
+	"usage: launch [-r TRIALS] [-f FILE] [--csv] 'CMD ARGS' 'CMD ARGS' ...\n"
+	"  Starts the commands together (each quoted command is split on spaces,\n"
+	"  no shell) and reports, per trial and child: start delay after the\n"
+	"  release, elapsed time to exit, user and system CPU, voluntary and\n"
+	"  involuntary context switches and exit status; then per child over the\n"
+	"  trials: mean, median, stddev, min and max.\n"
+	"  -r, --trials N   run everything N times (default 1)\n"
+	"  -f, --file FILE  remove FILE before each trial\n"
+	"      --csv        print CSV rows instead of tables\n"
+	"  -h, --help       this help\n"
+	"  Exit status: 0 if every child exited 0 in every trial, else 1.\n";
+
+#define MAX_CHILDREN 64
+
+/* What one child did in one trial. */
+struct result {
+	double start_delay_s, wall_s, user_s, sys_s;
+	long vol_cs, invol_cs;
+	int exit_status;	/* exit code, or 128 + signal number */
+};
+
+/* Written by the children, read by the parent: a shared mapping. */
+struct child_report {
+	int64_t started_ns;	/* when the child left the barrier */
+	int exec_errno;		/* why execvp() failed, or 0 */
+};
+
+/* Splits a command on white space into a NULL-terminated argv. */
+static char **split_command(char *cmd)
+{
+	char **argv = xmalloc((strlen(cmd) / 2 + 2) * sizeof *argv);
+	int n = 0;
+
+	for (char *p = strtok(cmd, " \t\n"); p != NULL; p = strtok(NULL, " \t\n"))
+		argv[n++] = p;
+	argv[n] = NULL;
+	return argv;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/*
+ * Runs every command once, all released together. Fills results[] and
+ * returns 0, or -1 when a command could not be executed at all.
+ */
+static int run_trial(char **cmds[], int n, struct child_report *reports,
+		     struct result *results, const char *texts[])
+{
+	pid_t pids[MAX_CHILDREN];
+	int gate[2];
+
+	if (pipe(gate) != 0)
+		die_errno("pipe");
+	for (int i = 0; i < n; i++) {
+		reports[i] = (struct child_report){ 0, 0 };
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			int saved = errno;
+			for (int j = 0; j < i; j++)
+				kill(pids[j], SIGKILL);
+			errno = saved;
+			die_errno("fork");
+		}
+		if (pids[i] == 0) {
+			char byte;
+
+			/* The barrier: read() blocks until the parent closes its
+			 * end; then it returns 0 in every child at once. */
+			close(gate[1]);
+			while (read(gate[0], &byte, 1) < 0 && errno == EINTR)
+				;
+			close(gate[0]);
+			reports[i].started_ns = now_ns();
+			execvp(cmds[i][0], cmds[i]);
+			reports[i].exec_errno = errno;
+			_exit(127);
+		}
+	}
+	close(gate[0]);
+	int64_t released = now_ns();
+	close(gate[1]);		/* go */
+
+	for (int reaped = 0; reaped < n;) {
+		struct rusage ru;
+		int status;
+		pid_t pid;
+
+		while ((pid = wait4(-1, &status, 0, &ru)) < 0 && errno == EINTR)
+			;
+		if (pid < 0)
+			die_errno("wait4");
+		int64_t ended = now_ns();
+		int i = 0;
+		while (i < n && pids[i] != pid)
+			i++;
+		if (i == n)
+			continue;	/* not one of ours */
+		reaped++;
+		results[i] = (struct result){
+			.start_delay_s = ns_to_s(reports[i].started_ns - released),
+			.wall_s = ns_to_s(ended - released),
+			.user_s = tv_s(ru.ru_utime),
+			.sys_s = tv_s(ru.ru_stime),
+			.vol_cs = ru.ru_nvcsw,
+			.invol_cs = ru.ru_nivcsw,
+			.exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
+							  : 128 + WTERMSIG(status),
+		};
+	}
+
+	int failed = 0;
+	for (int i = 0; i < n; i++) {
+		if (reports[i].exec_errno != 0) {
+			fprintf(stderr, "launch: cannot run '%s': %s\n", texts[i],
+				strerror(reports[i].exec_errno));
+			failed = -1;
+		}
+	}
+	return failed;
+}
+
+/* Prints s as one CSV field, quoted when it holds a comma or a quote. */
+static void print_csv_field(const char *s)
+{
+	if (strpbrk(s, ",\"") == NULL) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_summary(const char *label, const double *x, int trials)
+{
+	double scratch[trials];
+	struct summary s = summarize(x, (size_t)trials, scratch);
+
+	printf("  %-13s %9.4f %9.4f %9.4f %9.4f %9.4f\n", label, s.mean,
+	       s.median, s.stddev, s.min, s.max);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "trials", required_argument, NULL, 'r' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int trials = 1, csv = 0, opt;
+	const char *file = NULL;
+
+	iolab_init(argv[0], usage);
+	/* "+": stop at the first command, whatever it looks like. */
+	while ((opt = getopt_long(argc, argv, "+r:f:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			trials = (int)parse_count("-r", optarg, 1, 10000);
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'C':
+			csv = 1;
+			break;
+		case 'h':
+			print_help();
+		default:
+			usage_exit();
+		}
+	}
+	int n = argc - optind;
+	if (n < 1)
+		usage_error("no command to launch");
+	if (n > MAX_CHILDREN)
+		usage_error("at most %d commands, got %d", MAX_CHILDREN, n);
+
+	const char *texts[MAX_CHILDREN];
+	char **cmds[MAX_CHILDREN];
+	for (int i = 0; i < n; i++) {
+		texts[i] = argv[optind + i];
+		cmds[i] = split_command(strdup(texts[i]));
+		if (cmds[i][0] == NULL)
+			usage_error("command %d is empty", i + 1);
+	}
+
+	struct child_report *reports = mmap(NULL, n * sizeof *reports,
+		PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (reports == MAP_FAILED)
+		die_errno("mmap");
+	struct result *results = xmalloc((size_t)trials * n * sizeof *results);
+
+	if (csv)
+		puts("trial,child,command,start_delay_s,wall_s,user_s,sys_s,vol_cs,invol_cs,exit_status");
+	else
+		printf("%5s %5s %10s %9s %9s %9s %7s %9s %6s  %s\n", "trial", "child",
+		       "start_ms", "wall_s", "user_s", "sys_s", "vol_cs",
+		       "invol_cs", "status", "command");
+
+	int failed = 0;
+	for (int t = 0; t < trials; t++) {
+		struct result *r = results + (size_t)t * n;
+
+		if (file != NULL && unlink(file) != 0 && errno != ENOENT)
+			die_errno(file);
+		if (run_trial(cmds, n, reports, r, texts) != 0)
+			exit(EXIT_IO);
+		for (int i = 0; i < n; i++) {
+			failed |= r[i].exit_status != 0;
+			if (csv) {
+				printf("%d,%d,", t + 1, i + 1);
+				print_csv_field(texts[i]);
+				printf(",%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d\n",
+				       r[i].start_delay_s, r[i].wall_s, r[i].user_s,
+				       r[i].sys_s, r[i].vol_cs, r[i].invol_cs,
+				       r[i].exit_status);
+			} else {
+				printf("%5d %5d %10.3f %9.4f %9.4f %9.4f %7ld %9ld %6d  %s\n",
+				       t + 1, i + 1, r[i].start_delay_s * 1e3,
+				       r[i].wall_s, r[i].user_s, r[i].sys_s,
+				       r[i].vol_cs, r[i].invol_cs, r[i].exit_status,
+				       texts[i]);
+			}
+		}
+		fflush(stdout);	/* one trial at a time, even into a pipe */
+	}
+
+	if (!csv) {
+		double wall[trials], user[trials], sys[trials];
+
+		for (int i = 0; i < n; i++) {
+			for (int t = 0; t < trials; t++) {
+				wall[t] = results[(size_t)t * n + i].wall_s;
+				user[t] = results[(size_t)t * n + i].user_s;
+				sys[t] = results[(size_t)t * n + i].sys_s;
+			}
+			printf("\nchild %d over %d trials: %s\n", i + 1, trials, texts[i]);
+			printf("  %-13s %9s %9s %9s %9s %9s\n", "", "mean", "median",
+			       "stddev", "min", "max");
+			print_summary("wall_s", wall, trials);
+			print_summary("user_s", user, trials);
+			print_summary("sys_s", sys, trials);
+		}
+	}
+	if (failed)
+		fprintf(stderr, "launch: a child exited with a non-zero status\n");
+	for (int i = 0; i < n; i++) {
+		free(cmds[i][0]);	/* the strdup()ed command */
+		free(cmds[i]);
+	}
+	free(results);
+	munmap(reports, n * sizeof *reports);
+	return failed ? EXIT_IO : 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * writer - writes N lines holding one character ("A\n") to a file through stdio.
+ *
+ * Run two of them on one file at the same time (bin/launch does that) and
+ * look at the result with bin/runs: the lines arrive in runs, one run per
+ * write(2), and a write(2) happens whenever the stdio buffer is full.
+ *
+ *   append     open with O_APPEND: every write(2) lands at the current end
+ *              of the file, atomically, so no line is ever lost.
+ *   overwrite  open without O_APPEND and without truncating: each writer
+ *              keeps its own offset, both start at 0, and they overwrite
+ *              each other's lines.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <fcntl.h>
+#include <getopt.h>
+
+#include "iolab.h"
+
+static const char usage[] =
+	"usage: writer [-c CHAR] [-n LINES] [-m append|overwrite] [-b BYTES] FILE\n"
+	"  -c, --char CHAR      the character on every line (default A)\n"
+	"  -n, --lines LINES    how many lines to write (default 1000000)\n"
+	"  -m, --mode MODE      append (O_APPEND, the default) or overwrite\n"
+	"                       (no O_APPEND, no truncation: writers clobber each other)\n"
+	"  -b, --buffer BYTES   stdio buffer size (K/M suffixes; 0 = unbuffered);\n"
+	"                       default: stdio's own choice, the file's st_blksize\n"
+	"  -h, --help           this help\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "char", required_argument, NULL, 'c' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char line[3] = "A\n";
+	uint64_t lines = 1000000;
+	int append = 1;
+	int64_t buffer = -1;	/* -1: leave stdio's default alone */
+	char *own_buffer = NULL;
+	int opt;
+
+	iolab_init(argv[0], usage);
+	while ((opt = getopt_long(argc, argv, "c:n:m:b:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			/* One visible byte, so that every line is exactly 2 bytes. */
+			if (strlen(optarg) != 1 || !isgraph((unsigned char)optarg[0]))
+				usage_error("-c: '%s' is not a single visible character", optarg);
+			line[0] = optarg[0];
+			break;
+		case 'n':
+			lines = parse_count("-n", optarg, 1, 1000000000);
+			break;
+		case 'm':
+			if (strcmp(optarg, "append") == 0)
+				append = 1;
+			else if (strcmp(optarg, "overwrite") == 0)
+				append = 0;
+			else
+				usage_error("-m: '%s' is not append or overwrite", optarg);
+			break;
+		case 'b':
+			buffer = (int64_t)parse_size("-b", optarg, 0, 1 << 30);
+			break;
+		case 'h':
+			print_help();
+		default:
+			usage_exit();
+		}
+	}
+	if (argc - optind != 1)
+		usage_error("expected one FILE, got %d arguments", argc - optind);
+	const char *path = argv[optind];
+
+	int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : 0);
+	int fd = open(path, flags, 0644);
+	if (fd < 0)
+		die_errno(path);
+	/* fdopen() never truncates, whatever the mode string says. */
+	FILE *fp = fdopen(fd, append ? "a" : "w");
+	if (fp == NULL)
+		die_errno(path);
+
+	if (buffer == 0) {
+		if (setvbuf(fp, NULL, _IONBF, 0) != 0)
+			die("%s: cannot make the stream unbuffered", path);
+	} else if (buffer > 0) {
+		/* Our own buffer: glibc ignores the size when given none. */
+		own_buffer = xmalloc((size_t)buffer);
+		if (setvbuf(fp, own_buffer, _IOFBF, (size_t)buffer) != 0)
+			die("%s: cannot set a %lld-byte buffer", path, (long long)buffer);
+	}
+
+	for (uint64_t i = 0; i < lines; i++) {
+		if (fputs(line, fp) == EOF)
+			die_errno(path);
+	}
+	/* fclose() writes what is left in the buffer: its failure counts too. */
+	if (fclose(fp) != 0)
+		die_errno(path);
+	free(own_buffer);
+	return 0;
+}

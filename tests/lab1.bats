@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# Lab 1 end to end at SCALE=tiny: the CSV, machine.txt and the figures.
+
+load helpers
+
+run_lab1() {
+	DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
+		bash "$ROOT/labs/1-interleave/lab1.sh"
+}
+
+@test "lab1: writes data/lab1.csv with one row per experiment, trial and writer" {
+	run run_lab1
+	[ "$status" -eq 0 ]
+	csv=data/lab1.csv
+	[ "$(head -1 $csv)" = "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines" ]
+	# default + 6 buffer sizes + overwrite, 2 trials, 2 writers
+	[ "$(tail -n +2 $csv | wc -l)" -eq 32 ]
+	[ "$(tail -n +2 $csv | cut -d, -f1,3 | sort -u | tr '\n' ' ')" = "buffer,0 buffer,1024 buffer,128 buffer,16 buffer,65536 buffer,8192 default, overwrite, " ]
+	# every row has 17 fields and positive elapsed times
+	awk -F, 'NR > 1 && (NF != 17 || $7 <= 0) { exit 1 }' $csv
+	# no scratch file and no temporary CSV left behind
+	[ -z "$(ls -A s)" ]
+	[ ! -e data/lab1.csv.tmp ]
+}
+
+@test "lab1: append mode loses nothing; overwrite loses exactly one writer's worth" {
+	run_lab1 >/dev/null
+	csv=data/lab1.csv
+	awk -F, '$2 == "append" && ($13 != 2000 || $14 != 0) { exit 1 }' $csv
+	# overwrite: both writers write 2000 lines over the same 4000 bytes, so
+	# the two writers together lose 2000 lines in every trial
+	[ "$(awk -F, '$2 == "overwrite" { lost[$4] += $14 } END { for (t in lost) print lost[t] }' $csv | sort -u)" = 2000 ]
+	# every line found belongs to a run: runs >= 1 wherever lines were found
+	awk -F, 'NR > 1 && $13 > 0 && ($15 < 1 || $17 > $13) { exit 1 }' $csv
+}
+
+@test "lab1: data/machine.txt describes the machine and the scratch file system" {
+	run_lab1 >/dev/null
+	for key in date kernel cpu cores memory scratch_dir_fs scratch_dir_st_blksize compiler libc; do
+		grep -q "^$key: ." data/machine.txt
+	done
+	[ "$(sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt)" -gt 0 ]
+}
+
+@test "lab1: the figures are drawn from the CSV as PNG files" {
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+	run_lab1 >/dev/null
+	mkdir plot
+	for fig in lab1-runs lab1-time; do
+		bash "$ROOT/common/plot.sh" "$ROOT/plot/$fig.gp" plot/$fig.png
+		[ "$(head -c 8 plot/$fig.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+		[ "$(stat -c %s plot/$fig.png)" -gt 10000 ]
+	done
+}
+
+@test "lab1: an unknown SCALE is refused before anything runs" {
+	SCALE=huge DATA=data SCRATCH=s run bash "$ROOT/labs/1-interleave/lab1.sh"
+	[ "$status" -eq 2 ]
+	[[ $output == *"SCALE must be tiny, quick or full, not 'huge'"* ]]
+	[ ! -e data/lab1.csv ]
+}
+
+@test "lab1: stopped half way, it leaves no partial CSV and no scratch file" {
+	mkdir data
+	echo "old results" >data/lab1.csv
+	DATA=data SCRATCH=s SCALE=quick bash "$ROOT/labs/1-interleave/lab1.sh" >out &
+	# wait until the lab is under way, then stop it
+	for i in $(seq 100); do grep -q trial out && break; sleep 0.1; done
+	kill -TERM $!
+	status=0
+	wait $! || status=$?
+	[ "$status" -eq 143 ]
+	[ "$(cat data/lab1.csv)" = "old results" ]
+	[ ! -e data/lab1.csv.tmp ]
+	[ -z "$(ls -A s)" ]
+}
