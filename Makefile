@@ -28,7 +28,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LABS) plot test check bench deps clean help
+.PHONY: all labs $(LABS) plot test check bench deps handin clean help
 .DELETE_ON_ERROR:
 
 all: $(addprefix bin/,$(PROGRAMS)) build/test-common
@@ -78,8 +78,8 @@ test: all
 	@bash tests/run.sh
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
-	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite"
-	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh
+	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's (shell, no C of its own)"
+	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out tests/grade.bats,$(wildcard tests/*.bats))
 	@if [ -n "$(THREADED)" ]; then echo "== ThreadSanitizer: $(THREADED)"; \
 	  BIN=bin-tsan bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(THREADED))); fi
 
@@ -88,6 +88,10 @@ bench: all
 
 deps:
 	@bash common/deps.sh --install-all
+
+# LABS=1,2 packs only those labs.
+handin:
+	@bash common/handin.sh
 
 # Removes build outputs and scratch files; your results in data/ and plot/ stay.
 clean:
@@ -102,5 +106,6 @@ help:
 	@echo "make check      the test suite on sanitizer builds (ASan+UBSan; TSan for threaded programs)"
 	@echo "make bench      speed benchmarks, as ratios against a reference run alongside"
 	@echo "make deps       install gnuplot and bats (and say how on other systems)"
+	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="

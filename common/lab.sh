@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lab.sh - sourced by every labs/N-topic/labN.sh. It only sets things up;
 # the lab script runs the programs and collects their rows.
 #

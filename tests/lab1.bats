@@ -13,8 +13,8 @@ run_lab1() {
 	[ "$status" -eq 0 ]
 	csv=data/lab1.csv
 	[ "$(head -1 $csv)" = "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines" ]
-	# default + 6 buffer sizes + overwrite, 2 trials, 2 writers
-	[ "$(tail -n +2 $csv | wc -l)" -eq 32 ]
+	# default + 6 buffer sizes + overwrite, 3 trials, 2 writers
+	[ "$(tail -n +2 $csv | wc -l)" -eq 48 ]
 	[ "$(tail -n +2 $csv | cut -d, -f1,3 | sort -u | tr '\n' ' ')" = "buffer,0 buffer,1024 buffer,128 buffer,16 buffer,65536 buffer,8192 default, overwrite, " ]
 	# every row has 17 fields and positive elapsed times
 	awk -F, 'NR > 1 && (NF != 17 || $7 <= 0) { exit 1 }' $csv

@@ -9,7 +9,7 @@ LAB_PROGRAMS=(writer launch runs)
 lab_begin "Lab 1: interleaving"
 
 LINES=$(by_scale 2000 200000 1000000)	# per writer; the source wrote 1,000,000
-TRIALS=$(by_scale 2 5 5)
+TRIALS=$(by_scale 3 5 5)
 BUFFERS="0 16 128 1024 8192 65536"	# -b values; 0 is unbuffered
 file=$(scratch_file lab1.txt)
 

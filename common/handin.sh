@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# handin.sh - packs a submission for grade.sh: labs/ sources, the results
+# and the machine description, the figures and answers.md, into
+# iolab-handin.tar.gz. Refuses, listing what is missing, when a piece is
+# absent.  LABS=1,2 packs only those labs (default: every lab).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+labs=${LABS:-$(ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | tr '\n' ',')}
+out=iolab-handin.tar.gz
+files=() missing=()
+
+need() {
+	if [ -s "$1" ]; then files+=("$1"); else missing+=("$1"); fi
+}
+
+need data/machine.txt
+need answers.md
+for lab in ${labs//,/ }; do
+	dir=$(ls -d labs/"$lab"-* 2>/dev/null) || { echo "handin: there is no lab $lab" >&2; exit 2; }
+	for src in "$dir"/*.c "$dir"/*.sh; do
+		[ -e "$src" ] && files+=("$src")
+	done
+	for gp in plot/lab"$lab"-*.gp; do
+		[ -e "$gp" ] || continue
+		need "${gp%.gp}.png"
+		# the results each figure is drawn from
+		for csv in $(grep -o "data/lab[0-9][A-Za-z0-9_-]*\.csv" "$gp"); do
+			need "$csv"
+		done
+	done
+	if [ -s answers.md ] && ! grep -q "^## Q$lab\.[0-9]" answers.md; then
+		missing+=("answers.md: no '## Q$lab.N' heading")
+	fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "handin: not packed; missing:" >&2
+	printf '%s\n' "${missing[@]}" | sort -u | sed 's/^/  /' >&2
+	echo "Run the labs (make labs), write answers.md (## Q1.1 ...), then make handin again." >&2
+	exit 1
+fi
+
+# One top directory, files in a stable order, no owner names.
+tmp="$out.tmp"
+trap 'rm -f "$tmp"' EXIT
+printf '%s\n' "${files[@]}" | sort -u |
+	tar -czf "$tmp" --owner=0 --group=0 --numeric-owner --transform 's|^|iolab-handin/|' -T -
+mv "$tmp" "$out"
+echo "wrote $out ($(printf '%s\n' "${files[@]}" | sort -u | wc -l) files): hand this file in."
