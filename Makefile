@@ -28,7 +28,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LABS) plot test check bench deps handin clean help
+.PHONY: all labs $(LABS) plot test check bench validate deps handin clean help
 .DELETE_ON_ERROR:
 
 all: $(addprefix bin/,$(PROGRAMS)) build/test-common
@@ -86,6 +86,10 @@ check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin
 bench: all
 	@for b in $(sort $(wildcard labs/*/bench-*.sh)); do bash $$b || exit 1; done
 
+# Lab 5: iopattern side by side with fio on the same patterns (needs fio).
+validate: all
+	@bash labs/5-patterns/validate.sh
+
 deps:
 	@bash common/deps.sh --install-all
 
@@ -105,6 +109,7 @@ help:
 	@echo "make test       run the test suite"
 	@echo "make check      the test suite on sanitizer builds (ASan+UBSan; TSan for threaded programs)"
 	@echo "make bench      speed benchmarks, as ratios against a reference run alongside"
+	@echo "make validate   Lab 5: iopattern against fio on the same patterns (fio is optional)"
 	@echo "make deps       install gnuplot and bats (and say how on other systems)"
 	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"

@@ -279,11 +279,11 @@ machine_check() {
 }
 
 # The handout's questions and their points, "Q1.1 2" a line, in order. A
-# question is a list item "- **Q1.1** ..." whose text, over one or more
-# lines, gives its points as "(N points".
+# question is a list item starting "- **Q1.1" whose text, over one or more
+# lines, gives its points as "(N points" or "(N pts".
 rubric() {
-	awk '/^- \*\*Q[0-9]+\.[0-9]+\*\*/ { q = $2; gsub(/\*/, "", q) }
-		q && match($0, /\(([0-9]+) points?/) {
+	awk '/^- \*\*Q[0-9]+\.[0-9]+/ { match($0, /Q[0-9]+\.[0-9]+/); q = substr($0, RSTART, RLENGTH) }
+		q && match($0, /\([0-9]+ (points|point|pts)/) {
 			print q, substr($0, RSTART + 1, RLENGTH - 1) + 0; q = "" }' "$KIT/handout.md"
 }
 questions() {
@@ -432,11 +432,11 @@ main() {
 	SUB="$WORK/submission" STUDENT="$WORK/student" RUN="$WORK/run" REFBIN="$WORK/refbin"
 	mkdir -p "$RUN"
 	if [ -z "$sub" ]; then
-		# The kit grades itself with the reference answers.
+		# The kit grades itself with the reference answers, one file per lab.
 		echo "Grading the kit itself: $KIT"
 		mkdir -p "$SUB"
 		cp -R "$KIT/labs" "$KIT/data" "$KIT/plot" "$SUB/"
-		cp "$KIT/grading/answers-reference.md" "$SUB/answers.md"
+		cat "$KIT"/grading/answers/lab*.md >"$SUB/answers.md"
 	else
 		echo "Grading $sub"
 		unpack "$sub" "$SUB"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# lab5.sh - Lab 5: access patterns. The six experiments of the
+# IO-Microbenchmarks repository (read and write; I/O size, stride, random),
+# on a real file, each point 5 trials of bin/iopattern, into data/lab5.csv.
+# Every row carries its conditions; the series name is only a label for
+# the plots:
+#   cached      buffered, the file's pages in the page cache, no fsync
+#   cold        buffered, its pages dropped before each trial (--cold)
+#   direct      O_DIRECT (--direct --cold): no page cache at all
+#   fsync-end   writes: buffered, --cold, one fsync inside the timing
+#   fsync-each  writes: an fsync after every write, what the source timed
+source "$(dirname "$0")/../../common/lab.sh"
+LAB_PROGRAMS=(iopattern)
+lab_begin "Lab 5: access patterns"
+
+TRIALS=5
+SIZES=$(by_scale "4K 64K 1M" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M 128M")
+FILE=$(by_scale 1M 32M 1G)	# the file of the size and random experiments
+# fsync after every small write is slow: a smaller file, and sizes that fit it
+EACH_SIZES=$(by_scale "4K 64K" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M")
+EACH_FILE=$(by_scale 256K 4M 64M)
+# stride: I/O sizes, and strides from the I/O size up, over one pass of the file
+STRIDE_FILE=$(by_scale 1M 32M 1G)
+STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M")
+STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M 8M" "128K 512K 2M 8M 32M 128M")
+
+IOP_HEADER="op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,\
+bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
+median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns"
+csv_open "$DATA/lab5.csv" "experiment,series,$IOP_HEADER"
+file=$(scratch_file lab5.dat)
+rm -f "$file"	# left by a killed run: iopattern refuses to reuse a file
+
+# point EXPERIMENT SERIES IOPATTERN-OPTIONS...: one point's trials into the CSV.
+point() {
+	local experiment=$1 series=$2 out
+	shift 2
+	out=$("$BIN/iopattern" --csv -r "$TRIALS" "$@" "$file")
+	[ "$(head -n 1 <<<"$out")" = "$IOP_HEADER" ] ||
+		{ echo "lab5: iopattern's CSV header is not the one expected" >&2; exit 1; }
+	while IFS= read -r row; do
+		csv_row "$experiment,$series,$row"
+	done < <(tail -n +2 <<<"$out")
+}
+
+# curve EXPERIMENT SERIES VALUES OPTION OPTIONS...: one point per value of
+# OPTION (-b or --stride), with one line of progress.
+curve() {
+	local experiment=$1 series=$2 values=$3 option=$4 v
+	shift 4
+	printf '  %-13s %-14s' "$experiment" "$series"
+	for v in $values; do
+		printf ' %s' "$v"
+		point "$experiment" "$series" "$option" "$v" "$@"
+	done
+	echo
+}
+
+read_size=(--op read --pattern seq --file-size "$FILE")
+curve read-size cached "$SIZES" -b "${read_size[@]}"
+curve read-size cold "$SIZES" -b "${read_size[@]}" --cold
+curve read-size direct "$SIZES" -b "${read_size[@]}" --direct --cold
+
+write_size=(--op write --pattern seq --file-size "$FILE")
+curve write-size cached "$SIZES" -b "${write_size[@]}"
+curve write-size fsync-end "$SIZES" -b "${write_size[@]}" --cold --sync end
+curve write-size direct "$SIZES" -b "${write_size[@]}" --direct --cold
+curve write-size fsync-each "$EACH_SIZES" -b --op write --pattern seq \
+	--file-size "$EACH_FILE" --sync each
+
+for op in read write; do
+	for io in 4K 128K; do
+		[ "$io" = 4K ] && strides=$STRIDES_4K || strides=$STRIDES_128K
+		options=(--op "$op" --pattern stride -b "$io" --file-size "$STRIDE_FILE")
+		if [ "$op" = read ]; then
+			curve read-stride "cold-$io" "$strides" --stride "${options[@]}" --cold
+		else
+			curve write-stride "fsync-end-$io" "$strides" --stride "${options[@]}" \
+				--cold --sync end
+		fi
+		curve "$op-stride" "direct-$io" "$strides" --stride "${options[@]}" --direct --cold
+	done
+done
+
+random_read=(--op read --pattern random --file-size "$FILE")
+curve random-read cached "$SIZES" -b "${random_read[@]}"
+curve random-read cold "$SIZES" -b "${random_read[@]}" --cold
+curve random-read direct "$SIZES" -b "${random_read[@]}" --direct --cold
+
+random_write=(--op write --pattern random --file-size "$FILE")
+curve random-write cached "$SIZES" -b "${random_write[@]}"
+curve random-write fsync-end "$SIZES" -b "${random_write[@]}" --cold --sync end
+curve random-write direct "$SIZES" -b "${random_write[@]}" --direct --cold
+curve random-write fsync-each "$EACH_SIZES" -b --op write --pattern random \
+	--file-size "$EACH_FILE" --sync each
+
+csv_commit

@@ -1,0 +1,232 @@
+#!/usr/bin/env bats
+# bin/iopattern: the offsets of each pattern, O_DIRECT alignment, --cold, the
+# statistics over trials, every pattern on a small file, bad arguments.
+
+load helpers
+
+# col NAME FILE: the values of one column of iopattern's CSV, one per line.
+col() {
+	awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+		c { print $c }' "$2"
+}
+
+# direct_works: O_DIRECT is possible in this directory (tmpfs before Linux
+# 6.6 refuses it); iopattern says so plainly, and the test is skipped.
+direct_works() {
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 4K -r 1 --direct probe
+	if [ "$status" -eq 1 ] && [[ $output == *"O_DIRECT"* ]]; then
+		return 1
+	fi
+	[ "$status" -eq 0 ] || { echo "probe: status $status: $output"; exit 1; }
+}
+
+@test "iopattern -h: the usage on stdout, exit 0" {
+	run "$BIN/iopattern" -h
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "usage: iopattern --op read|write --pattern seq|stride|random"* ]]
+	[[ $output == *"--print-offsets"* ]]
+}
+
+@test "offsets: seq back to back, stride with gaps, both wrap after one pass; no file" {
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 16K --print-offsets f
+	[ "$status" -eq 0 ]
+	[ "$(echo $output)" = "0 4096 8192 12288" ]
+	run "$BIN/iopattern" --op write --pattern stride -b 4K --stride 16K --file-size 64K \
+		--print-offsets f
+	[ "$(echo $output)" = "0 16384 32768 49152" ]
+	# 40K holds I/Os at 0, 16K and 32K; the fourth and fifth start over.
+	run "$BIN/iopattern" --op read --pattern stride -b 4K --stride 16K --file-size 40K \
+		--total 20K --print-offsets f
+	[ "$(echo $output)" = "0 16384 32768 0 16384" ]
+	# --total alone: the file is just big enough for one pass.
+	run "$BIN/iopattern" --op read --pattern stride -b 1K --stride 3K --total 3K \
+		--print-offsets f
+	[ "$(echo $output)" = "0 3072 6144" ]
+	[ ! -e f ]
+}
+
+@test "offsets: random ones are aligned, inside the file, drawn with replacement, seeded" {
+	# 64 draws among 8 slots of 4 KiB: every slot, several times.
+	"$BIN/iopattern" --op read --pattern random -b 4K --file-size 32K --total 256K \
+		--print-offsets f >seed1
+	[ "$(wc -l <seed1)" -eq 64 ]
+	[ "$(sort -n -u seed1 | tr '\n' ' ')" = "0 4096 8192 12288 16384 20480 24576 28672 " ]
+	# A file that is not a whole number of I/Os: no I/O runs past its end.
+	"$BIN/iopattern" --op read --pattern random -b 4K --file-size 30K --total 256K \
+		--print-offsets f | awk '$1 % 4096 || $1 + 4096 > 30720 { bad = 1 } END { exit bad }'
+	"$BIN/iopattern" --op read --pattern random -b 4K --file-size 32K --total 256K \
+		--seed 1 --print-offsets f | cmp - seed1
+	! "$BIN/iopattern" --op read --pattern random -b 4K --file-size 32K --total 256K \
+		--seed 2 --print-offsets f | cmp -s - seed1
+}
+
+@test "O_DIRECT: a misaligned size or stride is refused before it starts, naming the alignment" {
+	direct_works || skip "this file system refuses O_DIRECT"
+	run "$BIN/iopattern" --op read --pattern seq -b 1000 --file-size 64K --direct f
+	usage_fails
+	[[ ${lines[0]} =~ ^"iopattern: -b: 1000 bytes is not a multiple of the "[0-9]+"-byte alignment O_DIRECT needs on f"$ ]]
+	run "$BIN/iopattern" --op write --pattern stride -b 4K --stride 6000 --file-size 64K \
+		--direct f
+	usage_fails
+	[[ ${lines[0]} =~ "--stride: 6000 bytes is not a multiple of the "[0-9]+"-byte alignment" ]]
+	[ ! -e f ]
+	# Buffered I/O takes any size.
+	run "$BIN/iopattern" --op read --pattern seq -b 1000 --file-size 64K -r 1 f
+	[ "$status" -eq 0 ]
+}
+
+@test "O_DIRECT on a tmpfs: it works, or iopattern says plainly that it does not, exit 1" {
+	[ -d /dev/shm ] && [ -w /dev/shm ] || skip "no /dev/shm here"
+	dir=$(mktemp -d /dev/shm/iopattern-test.XXXXXX)
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 64K -r 1 --direct "$dir/f"
+	rm -rf "$dir"
+	if [ "$status" -ne 0 ]; then
+		[ "$status" -eq 1 ]
+		[[ $output == "iopattern: $dir/f: this file system "*"O_DIRECT"* ]]
+		[[ $output != *usage:* ]]
+	else
+		[[ $output == *"O_DIRECT ("*"-byte alignment)"* ]]
+	fi
+}
+
+@test "--cold: the pages are dropped before each trial and that is reported" {
+	# Warm: the file was just written, so every page is cached.
+	"$BIN/iopattern" --op read --pattern seq -b 64K --file-size 1M -r 2 --csv f >warm
+	[ "$(col cached_pct warm | sort -u)" = "100.0" ]
+	[ "$(col cold warm | sort -u)" = 0 ]
+
+	"$BIN/iopattern" --op read --pattern seq -b 64K --file-size 1M -r 2 --csv --cold f \
+		>cold 2>err
+	[ "$(col cold cold | sort -u)" = 1 ]
+	if [ "$(stat -f -c %T .)" = tmpfs ]; then
+		# A tmpfs keeps files only in the page cache: nothing can be dropped.
+		[[ $(cat err) == "iopattern: warning: --cold: 100.0% of f is still in the page cache"* ]]
+	else
+		[ "$(col cached_pct cold | sort -u)" = "0.0" ]
+		[ ! -s err ]
+	fi
+	run "$BIN/iopattern" --op write --pattern seq -b 64K --file-size 1M -r 1 --cold f
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == "buffered, cold: cached pages dropped before each trial, fsync: none"* ]]
+}
+
+@test "statistics: median, mean, stddev and the Student t interval match the trials" {
+	for trials in 5 3; do
+		"$BIN/iopattern" --op read --pattern seq -b 4K --file-size 256K -r $trials --csv f >out
+		[ "$(wc -l <out)" -eq $((trials + 1)) ]
+		# Recomputed from the trials' rows, with t for n - 1 degrees of freedom;
+		# each row repeats the summary of its run.
+		paste -d, <(col bytes_per_ns out) <(col median_bytes_per_ns out) \
+			<(col mean_bytes_per_ns out) <(col stddev_bytes_per_ns out) \
+			<(col ci95_bytes_per_ns out) | sort -t, -g -k1,1 | awk -F, -v n=$trials '
+			function near(a, b) { return (a - b) ^ 2 <= (1e-6 * b) ^ 2 }
+			{ x[NR] = $1; sum += $1; got[$2 "," $3 "," $4 "," $5] = 1 }
+			END {
+				mean = sum / n; median = x[(n + 1) / 2]
+				for (i = 1; i <= n; i++) ss += (x[i] - mean) ^ 2
+				sd = sqrt(ss / (n - 1)); ci = (n == 5 ? 2.776 : 4.303) * sd / sqrt(n)
+				for (k in got) rows++
+				split(k, g, ",")
+				if (rows != 1 || !near(g[1], median) || !near(g[2], mean) ||
+				    !near(g[3], sd) || !near(g[4], ci)) {
+					print "expected", median, mean, sd, ci, "got", k; exit 1
+				}
+			}'
+	done
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 256K -r 5 f
+	[[ $output == *"95% CI of the mean (Student t, 4 df)"* ]]
+	[[ ${lines[-3]} == "bytes/ns "* ]]
+}
+
+@test "every pattern, read and write, buffered and O_DIRECT, moves the bytes asked for" {
+	modes=(buffered)
+	direct_works && modes+=(direct)
+	for op in read write; do
+		for pattern in seq stride random; do
+			for mode in "${modes[@]}"; do
+				args=(--op $op --pattern $pattern -b 4K --file-size 64K -r 2 --csv)
+				[ $pattern = stride ] && args+=(--stride 8K)
+				[ $mode = direct ] && args+=(--direct)
+				"$BIN/iopattern" "${args[@]}" f >out
+				[ ! -e f ]
+				# seq and random: 16 I/Os in 64 KiB; stride: one every 8 KiB.
+				ios=16
+				[ $pattern = stride ] && ios=8
+				awk -F, -v op=$op -v p=$pattern -v d=$([ $mode = direct ] && echo 1 || echo 0) \
+				    -v ios=$ios -v stride=$([ $pattern = stride ] && echo 8192 || echo 4096) '
+					NR > 1 && ($1 != op || $2 != p || $3 != 4096 || $6 != d ||
+						   $11 != ios || $12 != ios * 4096 || $13 <= 0 ||
+						   ($4 != (p == "random" ? 0 : stride)) || $18 > $19) { bad = 1 }
+					END { exit bad || NR != 3 }' out ||
+					{ echo "$op $pattern $mode:"; cat out; return 1; }
+			done
+		done
+	done
+}
+
+@test "latencies are per I/O, in microseconds; fsync modes run and are recorded" {
+	"$BIN/iopattern" --op write --pattern seq -b 16K --file-size 1M -r 2 --csv f >out
+	# Half the I/Os take at least p50, so p50 * ios / 2 cannot exceed the trial.
+	awk -F, 'NR > 1 && $18 * $11 / 2 > $13 * 1e6 * 1.01 { bad = 1 } END { exit bad }' out
+	for sync in end each; do
+		"$BIN/iopattern" --op write --pattern random -b 4K --file-size 64K -r 1 --csv \
+			--sync $sync f >out
+		[ "$(col sync out)" = $sync ]
+	done
+}
+
+@test "FILE: an existing file is refused and left alone; ours is removed at exit" {
+	echo precious >f
+	run "$BIN/iopattern" --op write --pattern seq -b 4K --file-size 64K f
+	[ "$status" -eq 1 ]
+	[[ $output == "iopattern: f: already exists; iopattern creates its own file"* ]]
+	[ "$(cat f)" = precious ]
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 64K -r 1 g
+	[ "$status" -eq 0 ]
+	[ ! -e g ]
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 64K -r 1 nodir/g
+	[ "$status" -eq 1 ]
+	[ "$output" = "iopattern: nodir/g: No such file or directory" ]
+	# Results that cannot be written are a failure too.
+	run sh -c '"$0" --op read --pattern seq -b 4K --file-size 64K -r 1 --csv g >/dev/full' \
+		"$BIN/iopattern"
+	[ "$status" -eq 1 ]
+	[ "$output" = "iopattern: stdout: No space left on device" ]
+	[ ! -e g ]
+}
+
+@test "bad arguments: one line naming the problem, the usage, exit 2" {
+	ok=(--op read --pattern seq -b 4K)
+	check() {	# check EXPECTED-FIRST-LINE ARGS...
+		local expected=$1
+		shift
+		run "$BIN/iopattern" "$@"
+		usage_fails
+		[[ ${lines[0]} == "iopattern: $expected"* ]] ||
+			{ echo "for $*: ${lines[0]}"; return 1; }
+	}
+	check "--op, --pattern and -b are required" --pattern seq -b 4K f
+	check "--op, --pattern and -b are required" --op read --pattern seq f
+	check "expected one FILE, got 0" "${ok[@]}"
+	check "expected one FILE, got 2" "${ok[@]}" f g
+	check "--op: 'copy' is not one of the choices" --op copy --pattern seq -b 4K f
+	check "--pattern: 'zigzag' is not one" --op read --pattern zigzag -b 4K f
+	check "-b: 0 is out of range" --op read --pattern seq -b 0 f
+	check "-b: '4Q' is not a size" --op read --pattern seq -b 4Q f
+	check "--pattern stride needs --stride" --op read --pattern stride -b 4K f
+	check "--stride: 2048 bytes is less than the I/O size, 4096" \
+		--op read --pattern stride -b 4K --stride 2K f
+	check "--stride: only with --pattern stride" "${ok[@]}" --stride 8K f
+	check "--sync: reads have nothing to fsync" "${ok[@]}" --sync end f
+	check "--sync: 'sometimes' is not one" --op write --pattern seq -b 4K --sync sometimes f
+	check "--total: 6144 bytes is not a whole number of 4096-byte I/Os" "${ok[@]}" --total 6K f
+	check "--file-size: 2048 bytes cannot hold one 4096-byte I/O" "${ok[@]}" --file-size 2K f
+	check "--total: 8388608 I/Os per trial is more than" --op read --pattern seq -b 1 \
+		--total 8M f
+	check "-r: 0 is out of range" "${ok[@]}" -r 0 f
+	check "--seed: '-1' is not a whole number" "${ok[@]}" --seed -1 f
+	run "$BIN/iopattern" "${ok[@]}" --bogus f
+	usage_fails
+	[[ ${lines[0]} == *"unrecognized option '--bogus'"* ]]
+	[ ! -e f ]
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bats
+# Lab 4 at SCALE=tiny: both CSVs complete, one row per trial, nothing left
+# in the scratch directory.
+
+load helpers
+
+@test "lab4 (tiny): writers and datagen CSVs, every configuration, scratch left empty" {
+	run env DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
+		bash "$ROOT/labs/4-writers/lab4.sh"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"wrote $BATS_TEST_TMPDIR/data/lab4-writers.csv (32 rows)"* ]]
+	w=data/lab4-writers.csv d=data/lab4-datagen.csv
+	[ "$(head -1 $w)" = "trial,strategy,threads,files,bytes_per_file,batch_bytes,fsync,append,wall_s,cpu_s,mib_s,cpu_mib_s" ]
+	# tiny: 2 trials x 2 file counts x 2 fsync settings x 4 strategies.
+	[ "$(tail -n +2 $w | wc -l)" -eq 32 ]
+	[ "$(tail -n +2 $w | cut -d, -f1,2,4,7 | sort -u | wc -l)" -eq 32 ]
+	[ "$(tail -n +2 $w | cut -d, -f2 | sort -u | tr '\n' ' ')" = "io-thread per-file pool seq " ]
+	# Every row: 12 fields, positive times and rates; per-file has a thread per file.
+	awk -F, 'NR > 1 && (NF != 12 || $9 <= 0 || $10 <= 0 || $11 <= 0 || $12 <= 0 ||
+		($2 == "per-file" && $3 != $4)) { exit 1 }' $w
+	[ "$(head -1 $d)" = "trial,mode,records,exams_per_record,buffer_records,seed,bytes,wall_s,cpu_s,fill_s,write_s" ]
+	# tiny: 3 runs of each mode, alternating, the same bytes every time.
+	[ "$(tail -n +2 $d | cut -d, -f1,2 | tr '\n' ' ')" = "1,threaded 1,sequential 2,threaded 2,sequential 3,threaded 3,sequential " ]
+	[ "$(tail -n +2 $d | cut -d, -f7 | sort -u | wc -l)" -eq 1 ]
+	[ -s data/machine.txt ]
+	[ -z "$(ls -A s)" ]
+	[ -z "$(ls data | grep tmp)" ]
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bats
+# Lab 5 at SCALE=tiny: the six experiments, every row with its conditions.
+
+load helpers
+
+@test "lab5.sh: six experiments, 3 sizes x 5 trials per curve, one complete CSV" {
+	DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
+		run bash "$ROOT/labs/5-patterns/lab5.sh"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ ${lines[0]} == "== Lab 5: access patterns (SCALE=tiny"* ]]
+	[[ $output == *"  read-size     cached         4K 64K 1M"* ]]
+	csv=data/lab5.csv
+	[ "$(head -n 1 $csv)" = "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns" ]
+	# Points per experiment (5 trials each): sizes 3 per curve, fsync-each 2,
+	# 4 KiB strides 3 and 128 KiB strides 2.
+	run awk -F, 'NR > 1 { n[$1]++ } END { for (e in n) print e, n[e] }' $csv
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "random-read 45 random-write 55 read-size 45 read-stride 50 write-size 55 write-stride 50 " ]
+	# Every run has trials 1 to 5; bytes = ios x io_bytes; the conditions
+	# match the series' names; throughput is positive.
+	awk -F, 'NR == 1 { next }
+		$12 != (NR - 2) % 5 + 1 || $14 != $13 * $5 || $17 <= 0 { print "row " NR ": " $0; bad = 1 }
+		($2 ~ /direct/) != ($8 == 1) || ($2 ~ /cold|fsync-end|direct/) != ($9 == 1) ||
+		($2 ~ /fsync-end/) != ($10 == "end") || ($2 ~ /fsync-each/) != ($10 == "each") ||
+		$3 != ($1 ~ /read/ ? "read" : "write") { print "conditions, row " NR ": " $0; bad = 1 }
+		END { exit bad }' $csv
+	# Warm reads find the file cached; --cold leaves none of it (except on a tmpfs).
+	[ "$(awk -F, '$2 == "cached" && $3 == "read" { print $22 }' $csv | sort -u)" = "100.0" ]
+	if [ "$(stat -f -c %T "$BATS_TEST_TMPDIR")" != tmpfs ]; then
+		[ "$(awk -F, '$2 == "cold" { print $22 }' $csv | sort -u)" = "0.0" ]
+	fi
+	[ -s data/machine.txt ]
+	# No scratch file and no half-written CSV left behind.
+	[ -z "$(ls -A s)" ]
+	[ "$(ls data)" = "$(printf 'lab5.csv\nmachine.txt')" ]
+}
+
+@test "lab5.sh: a failing program leaves no CSV behind" {
+	mkdir bin
+	printf '#!/bin/sh\necho "iopattern: disk on fire" >&2\nexit 1\n' >bin/iopattern
+	chmod +x bin/iopattern
+	BIN="$BATS_TEST_TMPDIR/bin" DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" \
+		SCALE=tiny run bash "$ROOT/labs/5-patterns/lab5.sh"
+	[ "$status" -ne 0 ]
+	[[ $output == *"disk on fire"* ]]
+	[ ! -e data/lab5.csv ]
+	[ ! -e data/lab5.csv.tmp ]
+}
