@@ -12,6 +12,13 @@
  * The handler may interrupt cleanup_add() in any thread, so a slot is filled
  * before the count that publishes it is raised, and the handler calls only
  * async-signal-safe functions (unlink, signal, raise).
+ *
+ * One limit in threaded programs: the handler cannot stop the other
+ * threads, so a file that a worker creates between the handler's unlink()
+ * and the end of the process stays behind. Either create the files in the
+ * main thread before the workers write them (fillcopy does), or let the
+ * signal only set a flag, stop and join the workers, then call
+ * cleanup_run() and re-raise the signal (pwriters does).
  */
 #ifndef IOLAB_CLEANUP_H
 #define IOLAB_CLEANUP_H

@@ -11,6 +11,8 @@ setup_file() {
 	# A student's kit with every lab done: results at tiny scale, figures, answers.
 	mkdir kit subs
 	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
+	mkdir kit/data
+	cp -R "$ROOT/data/reference" kit/data/
 	rm -f kit/plot/*.png
 	local lab
 	for lab in "$ROOT"/labs/*/lab[0-9].sh; do

@@ -1,0 +1,472 @@
+/*
+ * fillcopy - threads on memory and on files. Three phases, each timed on
+ * its own with the same THREADS threads:
+ *
+ *   fill   every thread fills its chunk of a buffer with random bytes
+ *   copy   every thread copies its chunk into a second buffer
+ *   dump   the threads take files from a shared counter; file K gets
+ *          slice K of the buffer
+ *
+ * It redoes "Read/write performance: single thread vs multithread" (see
+ * data/reference/lab3.md) without that program's mistakes:
+ *   - the chunks cover the buffer exactly: none skips its last byte, and
+ *     the remainder of the division goes to the last chunk (slice());
+ *   - the default generator keeps its state in each thread, where rand()
+ *     has one state for the whole process behind one lock (--rng rand
+ *     shows what that costs);
+ *   - file K always holds slice K, whichever thread writes it;
+ *   - --prefault takes the first-touch page faults out of the timing;
+ *   - the dump files are removed at the end, on errors and on Ctrl-C.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+
+#include "cleanup.h"
+#include "iolab.h"
+#include "rng.h"
+#include "timing.h"
+
+static const char usage[] =
+	"usage: fillcopy [-t THREADS] [-s SIZE] [-f FILES] [-d DIR] [--rng xoshiro|rand_r|rand]\n"
+	"                [--copy memcpy|bytes] [--prefault] [--verify] [--fsync] [--keep] [--csv]\n"
+	"  -t, --threads N   threads in every phase, 1 to 256 (default 1)\n"
+	"  -s, --size SIZE   buffer size, K/M/G suffixes (default 255M)\n"
+	"  -f, --files N     dump files, 1 to 10000 (default 10); each holds SIZE/N bytes,\n"
+	"                    the last one also the remainder\n"
+	"  -d, --dir DIR     where the dump files go (default .)\n"
+	"      --rng GEN     xoshiro: xoshiro256**, state in each thread (default)\n"
+	"                    rand_r: state in each thread, one call per byte\n"
+	"                    rand:   one state for the process, behind a lock, one call per byte\n"
+	"      --copy HOW    memcpy (default) or bytes: a loop that copies byte by byte\n"
+	"      --prefault    touch both buffers before the timing starts\n"
+	"      --verify      check the copy and every file against the buffer (exit 1 if not equal)\n"
+	"      --fsync       fsync each file before closing it, inside the dump's timing\n"
+	"      --keep        keep the dump files (DIR/fillcopy-PID-K.dmp)\n"
+	"      --corrupt K   damage file K after the dump, to watch --verify catch it\n"
+	"      --csv         CSV: a header, then one row per phase\n"
+	"  -h, --help        this help\n";
+
+#define MAX_THREADS 256
+#define MAX_FILES 10000
+
+enum gen { XOSHIRO, RAND_R, RAND };
+static const char *const gen_names[] = { "xoshiro", "rand_r", "rand" };
+
+/* The run's settings and buffers: set by main() before any thread starts,
+ * then only read (the buffers' bytes excepted: each thread writes its own). */
+static size_t size = (size_t)255 << 20, nthreads = 1, nfiles = 10;
+static enum gen gen = XOSHIRO;
+static bool copy_bytes, do_fsync;
+static unsigned char *buf, *copy;
+static char **paths;
+
+/* The dump's shared state: the next file to take, and whether a thread failed. */
+static atomic_size_t next_file;
+static atomic_bool dump_failed;
+
+/*
+ * One per thread. alignas(64) starts each on a cache line of its own:
+ * rand_r() writes its state on every call, and if two threads' states
+ * shared a line, the line would bounce between their cores (false sharing).
+ */
+struct worker {
+	alignas(64) pthread_t thread;
+	size_t from, to;	/* its chunk of the buffers: bytes [from, to) */
+	struct rng rng;		/* xoshiro256** state */
+	unsigned seed;		/* rand_r() state */
+	int err;		/* dump: errno of the call that failed, or 0 */
+	size_t err_file;	/* dump: the file it failed on */
+};
+static struct worker workers[MAX_THREADS];
+
+/* Part k of total cut into n equal parts, the last one taking the remainder. */
+static void slice(size_t total, size_t n, size_t k, size_t *from, size_t *to)
+{
+	*from = k * (total / n);
+	*to = k == n - 1 ? total : *from + total / n;
+}
+
+static void *fill(void *arg)
+{
+	struct worker *w = arg;
+	size_t i = w->from, end = w->to;
+
+	/* Locals (i, end, r) can stay in registers. Fields of *w would be
+	 * reloaded after every store into buf: unsigned char may alias anything. */
+	if (gen == XOSHIRO) {
+		struct rng r = w->rng;
+		uint64_t v;
+
+		for (; end - i >= 8; i += 8) {
+			v = rng_next(&r);
+			memcpy(buf + i, &v, 8);
+		}
+		if (i < end) {
+			v = rng_next(&r);
+			memcpy(buf + i, &v, end - i);	/* the last 1 to 7 bytes */
+		}
+	} else if (gen == RAND_R) {
+		for (; i < end; i++)
+			buf[i] = (unsigned char)rand_r(&w->seed);	/* in memory: we pass its address */
+	} else {
+		/* glibc: every call takes the process-wide lock around rand()'s state. */
+		for (; i < end; i++)
+			buf[i] = (unsigned char)rand();
+	}
+	return NULL;
+}
+
+static void *copy_chunk(void *arg)
+{
+	struct worker *w = arg;
+
+	if (!copy_bytes) {
+		memcpy(copy + w->from, buf + w->from, w->to - w->from);
+		return NULL;
+	}
+	/* GCC 12 at -O2 keeps this one byte per load and store (objdump -d shows
+	 * yours); other compilers may vectorise it or turn it into memcpy. */
+	for (size_t i = w->from; i < w->to; i++)
+		copy[i] = buf[i];
+	return NULL;
+}
+
+/* Writes slice k of the buffer into file k, which main() has created.
+ * Returns 0, or -1 with errno set. */
+static int write_file(size_t k)
+{
+	size_t from, to;
+	int fd = open(paths[k], O_WRONLY);
+
+	if (fd < 0)
+		return -1;
+	slice(size, nfiles, k, &from, &to);
+	if (write_all(fd, buf + from, to - from) != 0 || (do_fsync && fsync(fd) != 0)) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* A failure is left for main() to report once every thread has stopped:
+ * two threads calling exit() at once is undefined behaviour. */
+static void *dump(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!atomic_load(&dump_failed)) {
+		size_t k = atomic_fetch_add(&next_file, 1);
+
+		if (k >= nfiles)
+			break;
+		if (write_file(k) != 0) {
+			w->err = errno;
+			w->err_file = k;
+			atomic_store(&dump_failed, true);
+		}
+	}
+	return NULL;
+}
+
+static void run_threads(void *(*fn)(void *))
+{
+	int e;
+
+	for (size_t k = 0; k < nthreads; k++) {
+		e = pthread_create(&workers[k].thread, NULL, fn, &workers[k]);
+		if (e != 0) {
+			errno = e;	/* pthreads return the error instead of setting errno */
+			die_errno("pthread_create");
+		}
+	}
+	for (size_t k = 0; k < nthreads; k++) {
+		e = pthread_join(workers[k].thread, NULL);
+		if (e != 0) {
+			errno = e;
+			die_errno("pthread_join");
+		}
+	}
+}
+
+/*
+ * Creates every dump file, empty, before the threads start; they only open
+ * them. A Ctrl-C handler (cleanup.h) removes the files while the other
+ * threads go on running: had they created files, one created just after
+ * the removal would stay behind. Now its open() fails instead.
+ */
+static void create_files(void)
+{
+	for (size_t k = 0; k < nfiles; k++) {
+		int fd = open(paths[k], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || close(fd) != 0)
+			die_errno(paths[k]);
+	}
+}
+
+/* What a phase cost: elapsed and CPU time (all threads), minor page faults.
+ * Between phase_begin() and phase_end() the fields hold the starting values. */
+struct phase {
+	const char *name;
+	int64_t wall_ns, cpu_ns;
+	long faults;
+};
+
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		die_errno("getrusage");
+	return ru.ru_minflt;
+}
+
+static struct phase phase_begin(const char *name)
+{
+	return (struct phase){ name, now_ns(), process_cpu_ns(), minor_faults() };
+}
+
+static void phase_end(struct phase *p)
+{
+	p->wall_ns = now_ns() - p->wall_ns;
+	p->cpu_ns = process_cpu_ns() - p->cpu_ns;
+	p->faults = minor_faults() - p->faults;
+}
+
+/* Writes one byte in every page, so that the kernel maps them all now and
+ * not on first touch inside a timed phase. volatile: the compiler knows
+ * that calloc()'s memory is zero and would drop plain stores of 0. */
+static void prefault(unsigned char *p)
+{
+	volatile unsigned char *v = p;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page < 1)
+		die("cannot get the page size");
+	for (size_t i = 0; i < size; i += (size_t)page)
+		v[i] = 0;
+}
+
+/* Refuses a size that does not fit: two buffers in the memory the kernel
+ * says is available, and the dump in the free space of dir. */
+static void check_room(const char *dir)
+{
+	struct statvfs fs;
+	unsigned long long mem_kib = 0;
+	char line[256];
+	FILE *meminfo = fopen("/proc/meminfo", "r");
+
+	if (meminfo != NULL) {	/* else not Linux: nothing to check against */
+		while (fgets(line, sizeof line, meminfo) != NULL)
+			if (sscanf(line, "MemAvailable: %llu kB", &mem_kib) == 1)
+				break;
+		fclose(meminfo);
+	}
+	if (mem_kib > 0 && 2.0 * size / 1024 > mem_kib)
+		usage_error("-s: two buffers of %.1f MiB do not fit in the %.1f MiB of memory available",
+			    size / 1048576.0, mem_kib / 1024.0);
+	if (statvfs(dir, &fs) != 0)
+		die_errno(dir);
+	if ((uint64_t)size > (uint64_t)fs.f_bavail * fs.f_frsize)
+		usage_error("-s: %.1f MiB of files do not fit in the %.1f MiB free in %s",
+			    size / 1048576.0, (double)fs.f_bavail * fs.f_frsize / 1048576, dir);
+}
+
+/* Reads file k back and checks that it holds exactly slice k of the buffer. */
+static void verify_file(size_t k)
+{
+	static unsigned char tmp[1 << 20];
+	size_t from, to, at;
+	int fd = open(paths[k], O_RDONLY);
+
+	if (fd < 0)
+		die_errno(paths[k]);
+	slice(size, nfiles, k, &from, &to);
+	for (at = from;;) {
+		ssize_t got = read_retry(fd, tmp, sizeof tmp);
+
+		if (got < 0)
+			die_errno(paths[k]);
+		if (got == 0)
+			break;
+		for (size_t i = 0; i < (size_t)got; i++) {
+			if (at + i == to)
+				die("%s: longer than its %zu bytes (--verify)", paths[k], to - from);
+			if (tmp[i] != buf[at + i])
+				die("%s: byte %zu differs from the buffer (--verify)",
+				    paths[k], at + i - from);
+		}
+		at += (size_t)got;
+	}
+	if (close(fd) != 0)
+		die_errno(paths[k]);
+	if (at != to)
+		die("%s: %zu bytes, %zu expected (--verify)", paths[k], at - from, to - from);
+}
+
+/* --corrupt: flips the middle byte of file k, or adds one to an empty file. */
+static void corrupt(size_t k)
+{
+	size_t from, to;
+
+	slice(size, nfiles, k, &from, &to);
+	unsigned char b = to > from ? buf[from + (to - from) / 2] ^ 0xff : 0;
+	int fd = open(paths[k], O_WRONLY);
+
+	if (fd < 0 || pwrite(fd, &b, 1, (off_t)((to - from) / 2)) != 1 || close(fd) != 0)
+		die_errno(paths[k]);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
+		{ "files", required_argument, NULL, 'f' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "rng", required_argument, NULL, 'r' },
+		{ "copy", required_argument, NULL, 'c' },
+		{ "prefault", no_argument, NULL, 'P' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "fsync", no_argument, NULL, 'S' },
+		{ "keep", no_argument, NULL, 'K' },
+		{ "corrupt", required_argument, NULL, 'C' },
+		{ "csv", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = ".";
+	bool pre = false, verify = false, keep = false, csv = false;
+	long long damage = -1;	/* --corrupt K */
+	int opt;
+
+	iolab_init(argv[0], usage);
+	while ((opt = getopt_long(argc, argv, "t:s:f:d:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 't': nthreads = parse_count("-t", optarg, 1, MAX_THREADS); break;
+		case 's': size = parse_size("-s", optarg, 1, (uint64_t)1 << 40); break;
+		case 'f': nfiles = parse_count("-f", optarg, 1, MAX_FILES); break;
+		case 'd': dir = optarg; break;
+		case 'r':
+			if (strcmp(optarg, "xoshiro") == 0)
+				gen = XOSHIRO;
+			else if (strcmp(optarg, "rand_r") == 0)
+				gen = RAND_R;
+			else if (strcmp(optarg, "rand") == 0)
+				gen = RAND;
+			else
+				usage_error("--rng: '%s' is not xoshiro, rand_r or rand", optarg);
+			break;
+		case 'c':
+			if (strcmp(optarg, "memcpy") != 0 && strcmp(optarg, "bytes") != 0)
+				usage_error("--copy: '%s' is not memcpy or bytes", optarg);
+			copy_bytes = strcmp(optarg, "bytes") == 0;
+			break;
+		case 'P': pre = true; break;
+		case 'V': verify = true; break;
+		case 'S': do_fsync = true; break;
+		case 'K': keep = true; break;
+		case 'C': damage = (long long)parse_count("--corrupt", optarg, 0, MAX_FILES - 1); break;
+		case 'v': csv = true; break;
+		case 'h': print_help();
+		default: usage_exit();
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (damage >= (long long)nfiles)
+		usage_error("--corrupt: there is no file %lld (they are 0 to %zu)", damage, nfiles - 1);
+	check_room(dir);
+	cleanup_init();
+
+	/* calloc(): a byte the fill misses stays 0, which the tests look for.
+	 * glibc takes a large block straight from mmap() without touching it,
+	 * so its pages are still mapped on first touch, as with malloc(). */
+	buf = calloc(size, 1);
+	copy = calloc(size, 1);
+	if (buf == NULL || copy == NULL)
+		die("out of memory (two buffers of %zu bytes)", size);
+	for (size_t k = 0; k < nthreads; k++) {
+		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
+		rng_seed(&workers[k].rng, k + 1);
+		workers[k].seed = (unsigned)k + 1;
+	}
+	paths = xmalloc(nfiles * sizeof *paths);
+	for (size_t k = 0; k < nfiles; k++) {
+		size_t n = strlen(dir) + 64;
+
+		paths[k] = xmalloc(n);
+		snprintf(paths[k], n, "%s/fillcopy-%ld-%zu.dmp", dir, (long)getpid(), k);
+		if (!keep)
+			cleanup_add(paths[k]);
+	}
+	if (pre) {
+		prefault(buf);
+		prefault(copy);
+	}
+
+	struct phase phases[3];
+
+	phases[0] = phase_begin("fill");
+	run_threads(fill);
+	phase_end(&phases[0]);
+
+	phases[1] = phase_begin("copy");
+	run_threads(copy_chunk);
+	phase_end(&phases[1]);
+
+	phases[2] = phase_begin("dump");
+	create_files();
+	run_threads(dump);
+	phase_end(&phases[2]);
+	for (size_t k = 0; k < nthreads; k++)
+		if (workers[k].err != 0) {
+			errno = workers[k].err;
+			die_errno(paths[workers[k].err_file]);
+		}
+
+	if (damage >= 0)
+		corrupt((size_t)damage);
+	if (verify) {
+		if (memcmp(copy, buf, size) != 0)
+			die("the copy differs from the buffer (--verify)");
+		for (size_t k = 0; k < nfiles; k++)
+			verify_file(k);
+	}
+
+	if (csv)
+		puts("threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults");
+	else
+		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s, %s\n"
+		       "phase        ms      MiB/s     cpu ms     faults\n",
+		       nthreads, nthreads > 1 ? "s" : "", size, size / 1048576.0, nfiles, dir,
+		       gen_names[gen], copy_bytes ? "bytes" : "memcpy",
+		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync");
+	for (int p = 0; p < 3; p++) {
+		double wall = ns_to_s(phases[p].wall_ns), mib_s = size / 1048576.0 / wall;
+
+		if (csv)
+			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld\n", nthreads, size,
+			       nfiles, gen_names[gen], copy_bytes ? "bytes" : "memcpy", pre,
+			       do_fsync, phases[p].name, wall, ns_to_s(phases[p].cpu_ns), mib_s,
+			       phases[p].faults);
+		else
+			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phases[p].name, wall * 1e3,
+			       mib_s, ns_to_s(phases[p].cpu_ns) * 1e3, phases[p].faults);
+	}
+	if (verify && !csv)
+		printf("verified: the copy and the %zu files match the buffer\n", nfiles);
+	if (fflush(stdout) != 0)
+		die_errno("stdout");
+	return 0;
+}

@@ -1,0 +1,72 @@
+# lab3-time.gp - Lab 3: elapsed time of each fillcopy phase against the number
+# of threads. Every trial is a point, the line joins the medians. Solid, filled
+# points: the buffers were prefaulted; dashed, open points: the first-touch
+# page faults are inside the time. The copy panel adds membw's plain memcpy()
+# of prefaulted buffers in one thread (median): the copy's floor.
+set datafile separator ','
+F = 'data/lab3.csv'
+M = 'data/lab3-memcpy.csv'
+
+# Elapsed ms of the rows of one phase, generator, prefault setting and thread
+# count (t = 0: any); the other rows give 1/0, which gnuplot leaves out.
+ms(phase, rng, pre, t) = strcol('phase') eq phase && strcol('rng') eq rng && \
+	column('prefault') == pre && (t == 0 || column('threads') == t) ? \
+	1000 * column('wall_s') : 1/0
+
+stats F using 'bytes' nooutput
+mib = STATS_max / 1048576
+stats F using 'threads' nooutput
+N = int(STATS_max)
+stats M using (1000 * column('wall_s')) nooutput
+memcpy_ms = STATS_median
+
+# The median of every series at every thread count, as a table $MED whose
+# columns are named like the series.
+set print $MED
+print 'threads,fill_r1,fill_r0,fill_x1,fill_x0,copy_1,copy_0,dump_1,dump_0'
+do for [t = 1:N] {
+	stats F using (ms('fill', 'rand', 1, t)) nooutput; fill_r1 = STATS_median
+	stats F using (ms('fill', 'rand', 0, t)) nooutput; fill_r0 = STATS_median
+	stats F using (ms('fill', 'xoshiro', 1, t)) nooutput; fill_x1 = STATS_median
+	stats F using (ms('fill', 'xoshiro', 0, t)) nooutput; fill_x0 = STATS_median
+	stats F using (ms('copy', 'xoshiro', 1, t)) nooutput; copy_1 = STATS_median
+	stats F using (ms('copy', 'xoshiro', 0, t)) nooutput; copy_0 = STATS_median
+	stats F using (ms('dump', 'xoshiro', 1, t)) nooutput; dump_1 = STATS_median
+	stats F using (ms('dump', 'xoshiro', 0, t)) nooutput; dump_0 = STATS_median
+	print sprintf('%d,%g,%g,%g,%g,%g,%g,%g,%g', t, fill_r1, fill_r0, fill_x1, fill_x0, \
+		      copy_1, copy_0, dump_1, dump_0)
+}
+set print
+
+set multiplot layout 1,3 title sprintf('Lab 3: time per phase against threads (fillcopy, %.0f MiB buffer, 10 files; lines: medians)', mib)
+set xlabel 'threads'
+set ylabel 'elapsed time (ms, log scale)'
+set logscale y
+set grid
+set xrange [0.5:N + 0.5]
+set xtics 1
+set key bottom right font ',8'
+
+set title 'fill: random bytes'
+plot $MED using 'threads':'fill_r1' with lines lw 2 lc rgb '#d62728' title 'rand(), prefaulted', \
+     $MED using 'threads':'fill_r0' with lines lw 2 dt 2 lc rgb '#d62728' title 'rand(), first touch', \
+     $MED using 'threads':'fill_x1' with lines lw 2 lc rgb '#1f77b4' title 'xoshiro, prefaulted', \
+     $MED using 'threads':'fill_x0' with lines lw 2 dt 2 lc rgb '#1f77b4' title 'xoshiro, first touch', \
+     F using 'threads':(ms('fill', 'rand', 1, 0)) with points pt 7 ps 0.5 lc rgb '#d62728' notitle, \
+     F using 'threads':(ms('fill', 'rand', 0, 0)) with points pt 6 ps 0.5 lc rgb '#d62728' notitle, \
+     F using 'threads':(ms('fill', 'xoshiro', 1, 0)) with points pt 7 ps 0.5 lc rgb '#1f77b4' notitle, \
+     F using 'threads':(ms('fill', 'xoshiro', 0, 0)) with points pt 6 ps 0.5 lc rgb '#1f77b4' notitle
+
+set title 'copy: memcpy per chunk (xoshiro runs)'
+plot $MED using 'threads':'copy_1' with lines lw 2 lc rgb '#2ca02c' title 'prefaulted', \
+     $MED using 'threads':'copy_0' with lines lw 2 dt 2 lc rgb '#2ca02c' title 'first touch', \
+     memcpy_ms with lines lw 1.5 dt 3 lc rgb 'black' title 'plain memcpy, 1 thread (membw)', \
+     F using 'threads':(ms('copy', 'xoshiro', 1, 0)) with points pt 7 ps 0.5 lc rgb '#2ca02c' notitle, \
+     F using 'threads':(ms('copy', 'xoshiro', 0, 0)) with points pt 6 ps 0.5 lc rgb '#2ca02c' notitle
+
+set title 'dump: write the files (xoshiro runs)'
+plot $MED using 'threads':'dump_1' with lines lw 2 lc rgb '#9467bd' title 'prefaulted', \
+     $MED using 'threads':'dump_0' with lines lw 2 dt 2 lc rgb '#9467bd' title 'first touch', \
+     F using 'threads':(ms('dump', 'xoshiro', 1, 0)) with points pt 7 ps 0.5 lc rgb '#9467bd' notitle, \
+     F using 'threads':(ms('dump', 'xoshiro', 0, 0)) with points pt 6 ps 0.5 lc rgb '#9467bd' notitle
+unset multiplot
