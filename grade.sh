@@ -260,11 +260,18 @@ plots_check() {
 	return $ok
 }
 
+# kit_header NAME.csv: the header the kit's lab script gives it, from its
+# line csv_open "$DATA/NAME.csv" "HEADER" (a literal string, which may go on
+# over lines ending in a backslash).
+kit_header() {
+	sed -e ':a' -e '/\\$/{N;s/\\\n[[:space:]]*//;ba' -e '}' "$KIT"/labs/*/lab[0-9].sh |
+		sed -n "s|^[[:space:]]*csv_open \"\\\$DATA/$1\" *\"\([^\"\$]*\)\"\$|\1|p"
+}
+
 # header_check CSV: the file exists and starts with the kit's header.
 header_check() {
 	local csv=$1 expected
-	# the header the kit's lab script writes: csv_open "$DATA/labN.csv" "HEADER"
-	expected=$(sed -n "s|.*csv_open \"\$DATA/$(basename "$csv")\" \"\(.*\)\"|\1|p" "$KIT"/labs/*/lab*.sh | head -1)
+	expected=$(kit_header "$(basename "$csv")")
 	[ -f "$SUB/$csv" ] || { echo "$csv is missing; reproduce: make lab${csv//[!0-9]/}"; return 1; }
 	[ "$(head -1 "$SUB/$csv")" = "$expected" ] ||
 		{ echo "$csv: the header is not the kit's: $expected"; return 1; }

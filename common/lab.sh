@@ -52,8 +52,12 @@ scratch_file() {
 # Result files are built under a temporary name and renamed when complete,
 # so an interrupted lab never leaves half a CSV behind.
 #   csv_open FILE HEADER;  csv_row FIELD,FIELD,...;  csv_commit
+# Write HEADER as a literal string: grade.sh reads it from the lab script to
+# know the kit's header. It is also left in CSV_HEADER, for checking the
+# header a program prints.
 csv_open() {
 	CSV=$1
+	CSV_HEADER=$2
 	CSV_TMP="$1.tmp"
 	remove_at_exit "$CSV_TMP"
 	echo "$2" >"$CSV_TMP"

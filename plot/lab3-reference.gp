@@ -1,6 +1,6 @@
 # lab3-reference.gp - Lab 3: this machine beside the source's published table
 # (data/reference/lab3-i5.csv: 255 MiB on an i5-3470, 4 cores, Windows 10,
-# MSVC 2017; see data/reference/lab3.md). The buffer sizes may differ, so
+# MSVC 2017; see data/reference/README.md). The buffer sizes may differ, so
 # both are drawn as throughput: MiB per second of elapsed time. Solid: this
 # machine, prefaulted runs, medians of the trials; dashed, open points: the
 # i5. Dotted: membw's plain memcpy() in one thread (median).

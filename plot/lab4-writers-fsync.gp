@@ -2,7 +2,7 @@
 # files, per strategy. Left: over elapsed time, the real throughput. Right:
 # over CPU time, the figure a clock() stopwatch gives, beside the source
 # article's own clock() figures (80 MiB files on a MacBook; see
-# data/reference/lab4.md). Points: every trial; lines: the mean of the trials.
+# data/reference/README.md). Points: every trial; lines: the mean of the trials.
 set datafile separator ','
 # The mean: "smooth frequency" adds up the y values that share an x, so each
 # row adds its value / T for the strategy drawn, and 0 for the others.

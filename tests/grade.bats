@@ -229,6 +229,14 @@ hostile() {
 	done
 }
 
+@test "grade.sh: knows the header of every CSV the labs write" {
+	source <(sed -n '/^kit_header() {/,/^}/p' "$ROOT/grade.sh")
+	KIT=$ROOT
+	for csv in "$BATS_FILE_TMPDIR"/kit/data/lab*.csv; do
+		[ "$(kit_header "$(basename "$csv")")" = "$(head -1 "$csv")" ]
+	done
+}
+
 @test "grade.sh: shellcheck finds nothing in the grader" {
 	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
 	shellcheck -S warning "$ROOT/grade.sh" "$ROOT"/grading/*.sh "$ROOT"/common/*.sh

@@ -8,12 +8,12 @@ load helpers
 	run env DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
 		bash "$ROOT/labs/4-writers/lab4.sh"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	[[ $output == *"wrote $BATS_TEST_TMPDIR/data/lab4-writers.csv (32 rows)"* ]]
+	[[ $output == *"wrote $BATS_TEST_TMPDIR/data/lab4-writers.csv (48 rows)"* ]]
 	w=data/lab4-writers.csv d=data/lab4-datagen.csv
 	[ "$(head -1 $w)" = "trial,strategy,threads,files,bytes_per_file,batch_bytes,fsync,append,wall_s,cpu_s,mib_s,cpu_mib_s" ]
-	# tiny: 2 trials x 2 file counts x 2 fsync settings x 4 strategies.
-	[ "$(tail -n +2 $w | wc -l)" -eq 32 ]
-	[ "$(tail -n +2 $w | cut -d, -f1,2,4,7 | sort -u | wc -l)" -eq 32 ]
+	# tiny: 3 trials x 2 file counts x 2 fsync settings x 4 strategies.
+	[ "$(tail -n +2 $w | wc -l)" -eq 48 ]
+	[ "$(tail -n +2 $w | cut -d, -f1,2,4,7 | sort -u | wc -l)" -eq 48 ]
 	[ "$(tail -n +2 $w | cut -d, -f2 | sort -u | tr '\n' ' ')" = "io-thread per-file pool seq " ]
 	# Every row: 12 fields, positive times and rates; per-file has a thread per file.
 	awk -F, 'NR > 1 && (NF != 12 || $9 <= 0 || $10 <= 0 || $11 <= 0 || $12 <= 0 ||

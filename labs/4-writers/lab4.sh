@@ -16,27 +16,27 @@ lab_begin "Lab 4: parallel file writers"
 counts=$(by_scale "5 10" "5 10 50 100 500" "5 10 50 100 500 1000")
 size=$(by_scale 20K 256K 4M)	# bytes per file; the source wrote 80 MiB
 batch=16K			# bytes per write(2), as in the source
-trials=$(by_scale 2 3 3)
+trials=$(by_scale 3 3 3)
 strategies="seq per-file io-thread pool"
 records=$(by_scale 2000 50000 50000)	# datagen -s; the source: -s 50000 -e 10 -b 500
 runs=$(by_scale 3 20 20)
 
 # collect TRIAL CMD...: runs CMD --csv and adds its row, with the trial
-# number in front, to the open CSV; the program's header must be $header
+# number in front, to the open CSV; the program's header must be the CSV's
+# without its first column
 # without "trial,".
 collect() {
 	local trial=$1 out
 	shift
 	out=$("$@" --csv)
-	if [ "trial,${out%%$'\n'*}" != "$header" ]; then
+	if [ "trial,${out%%$'\n'*}" != "$CSV_HEADER" ]; then
 		echo "lab4: $1 printed an unexpected CSV header: ${out%%$'\n'*}" >&2
 		exit 1
 	fi
 	csv_row "$trial,${out#*$'\n'}"
 }
 
-header=trial,strategy,threads,files,bytes_per_file,batch_bytes,fsync,append,wall_s,cpu_s,mib_s,cpu_mib_s
-csv_open "$DATA/lab4-writers.csv" "$header"
+csv_open "$DATA/lab4-writers.csv" "trial,strategy,threads,files,bytes_per_file,batch_bytes,fsync,append,wall_s,cpu_s,mib_s,cpu_mib_s"
 for ((t = 1; t <= trials; t++)); do
 	for files in $counts; do
 		echo "pwriters: trial $t/$trials, $files files of $size, 4 strategies, fsync and not"
@@ -53,8 +53,7 @@ csv_commit
 
 # datagen's four output files, removed when the lab ends.
 for f in students contacts exams grades; do scratch_file "$f.txt" >/dev/null; done
-header=trial,mode,records,exams_per_record,buffer_records,seed,bytes,wall_s,cpu_s,fill_s,write_s
-csv_open "$DATA/lab4-datagen.csv" "$header"
+csv_open "$DATA/lab4-datagen.csv" "trial,mode,records,exams_per_record,buffer_records,seed,bytes,wall_s,cpu_s,fill_s,write_s"
 echo "datagen: $runs runs threaded and $runs with -z, alternating (-s $records -e 10 -b 500)"
 for ((r = 1; r <= runs; r++)); do
 	collect "$r" "$BIN/datagen" -s "$records" -e 10 -b 500 -d "$SCRATCH"

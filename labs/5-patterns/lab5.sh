@@ -24,10 +24,9 @@ STRIDE_FILE=$(by_scale 1M 32M 1G)
 STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M")
 STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M 8M" "128K 512K 2M 8M 32M 128M")
 
-IOP_HEADER="op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,\
-bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
+csv_open "$DATA/lab5.csv" "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,\
+seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
 median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns"
-csv_open "$DATA/lab5.csv" "experiment,series,$IOP_HEADER"
 file=$(scratch_file lab5.dat)
 rm -f "$file"	# left by a killed run: iopattern refuses to reuse a file
 
@@ -36,7 +35,7 @@ point() {
 	local experiment=$1 series=$2 out
 	shift 2
 	out=$("$BIN/iopattern" --csv -r "$TRIALS" "$@" "$file")
-	[ "$(head -n 1 <<<"$out")" = "$IOP_HEADER" ] ||
+	[ "experiment,series,$(head -n 1 <<<"$out")" = "$CSV_HEADER" ] ||
 		{ echo "lab5: iopattern's CSV header is not the one expected" >&2; exit 1; }
 	while IFS= read -r row; do
 		csv_row "$experiment,$series,$row"

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# grade.sh on Lab 4: full marks for the reference, and for each broken copy
+# of it exactly the checks it should lose.
+
+load helpers
+
+# One batch run grades the reference and every broken copy (Lab 4 only);
+# the tests read its reports.
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	# A student's kit with Lab 4 done: results at tiny scale, figures, answers.
+	mkdir -p kit/data subs
+	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
+	cp -R "$ROOT/data/reference" kit/data/	# the source's figures, for lab4-writers-fsync.png
+	rm -f kit/plot/*.png
+	DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$ROOT/labs/4-writers/lab4.sh" >/dev/null
+	(cd kit && for gp in plot/lab4-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
+	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
+	(cd kit && LABS=4 bash common/handin.sh) >handin.log
+	mkdir unpacked
+	tar -xzf kit/iolab-handin.tar.gz -C unpacked
+	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
+
+	# Broken copies, as directories.
+	local lab4=labs/4-writers
+	variant() { cp -R unpacked/iolab-handin "subs/$1"; }
+	# pwriters: every batch restarts the alphabet at the file's letter, and -F 0 is accepted.
+	variant broken-pwriters
+	sed -i -e 's/job.pattern + (num + done) % 26/job.pattern + num % 26/' \
+		-e 's/parse_count("-F", optarg, 1, 10000)/parse_count("-F", optarg, 0, 10000)/' \
+		subs/broken-pwriters/$lab4/pwriters.c
+	variant fixed-seed	# datagen ignores --seed
+	sed -i 's/rng_seed(&rng, seed);/rng_seed(\&rng, 1);/' subs/fixed-seed/$lab4/datagen.c
+	variant hang		# datagen's writers never see that they should stop
+	sed -i 's/while (round_no == written \&\& !stopping)/while (round_no == written)/' subs/hang/$lab4/datagen.c
+	# Fabricated results: every trial of pwriters a copy of the first, with a
+	# thread per file 100 times cheaper in CPU without fsync (its rate
+	# recomputed so that the row stays consistent); two datagen runs per mode.
+	variant fabricated
+	awk -F, -v OFS=, 'NR > 1 { key = $2 "," $4 "," $5 "," $7
+			if (key in first) { split(first[key], t, " "); $9 = t[1]; $10 = t[2]; $11 = t[3]; $12 = t[4] }
+			else first[key] = $9 " " $10 " " $11 " " $12 }
+		NR > 1 && $2 == "per-file" && $7 == 0 {
+			$10 = sprintf("%.6f", $10 / 100); $12 = sprintf("%.3f", $4 * $5 / 1048576 / $10) } 1' \
+		unpacked/iolab-handin/data/lab4-writers.csv >subs/fabricated/data/lab4-writers.csv
+	awk -F, '$1 != 3' unpacked/iolab-handin/data/lab4-datagen.csv >subs/fabricated/data/lab4-datagen.csv
+
+	"$ROOT/grade.sh" --batch subs -j 2 --labs 4 >batch.log 2>&1
+}
+
+# failed NAME: the titles of the checks submission NAME failed, one a line.
+failed() {
+	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
+	sed -n 's/^\(lab4\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
+}
+
+# lost NAME: the points submission NAME lost.
+lost() {
+	local score
+	score=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/subs/$1.txt")
+	echo $((${score#*/} - ${score%/*}))
+}
+
+# says NAME TEXT: the report of submission NAME holds TEXT.
+says() {
+	grep -qF -- "$2" "$BATS_FILE_TMPDIR/subs/$1.txt"
+}
+
+@test "grade.sh lab 4: the reference submission scores full marks" {
+	[ -z "$(failed reference)" ]
+	max=$("$ROOT/grade.sh" --list --labs 4 | awk -F'\t' '{ s += $2 } END { print s }')
+	says reference "Score: $max/$max"
+}
+
+@test "grade.sh lab 4: pwriters writing wrong bytes and accepting -F 0 loses its two checks" {
+	[ "$(failed broken-pwriters | tr '\n' '|')" = "pwriters: every strategy writes the kit's bytes, --csv as the kit's|pwriters: files removed without --keep, exit codes|" ]
+	[ "$(lost broken-pwriters)" -eq 6 ]
+	says broken-pwriters "--strategy seq: file 0000 is not"
+	says broken-pwriters "reproduce: mkdir d; bin/pwriters -F "
+	says broken-pwriters "pwriters -F 0 should be a usage error"
+}
+
+@test "grade.sh lab 4: datagen ignoring --seed loses the datagen check" {
+	[ "$(failed fixed-seed)" = "datagen: threaded and -z write the kit's bytes, per seed" ]
+	[ "$(lost fixed-seed)" -eq 3 ]
+	says fixed-seed "students.txt is not what the kit's datagen writes"
+}
+
+@test "grade.sh lab 4: a datagen that never ends is killed, and grading goes on" {
+	[ "$(failed hang)" = "datagen: threaded and -z write the kit's bytes, per seed" ]
+	[ "$(lost hang)" -eq 3 ]
+	says hang "datagen did not finish in time (killed)"
+	says hang "reproduce: mkdir d; bin/datagen -s "
+	! pgrep -f "iolab-grade.*/bin/datagen"
+}
+
+@test "grade.sh lab 4: copied trials, too few runs and a thread per file that costs no CPU are caught" {
+	[ "$(failed fabricated | tr '\n' '|')" = "data/lab4-writers.csv: every configuration, plausible values, 3+ real trials|data/lab4-datagen.csv: both modes, plausible values, 3+ real runs|data/lab4-writers.csv: without fsync, a thread per file costs CPU|" ]
+	[ "$(lost fabricated)" -eq 6 ]
+	says fabricated ": not measured"
+	says fabricated "only 2 "
+	says fabricated "the median cpu_mib_s of per-file"
+}
+
+@test "grade.sh lab 4: shellcheck finds nothing in grading/lab4.sh" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	shellcheck -S warning "$ROOT/grading/lab4.sh"
+}
