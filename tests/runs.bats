@@ -138,3 +138,56 @@ alternate() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "runs: .: Is a directory" ]
 }
+
+@test "runs: --multiple K passes when every run is a whole number of K-line batches" {
+	{ lines A 2000; lines B 1000; lines A 3000; lines B 1000; } >f
+	run "$BIN/runs" -q --multiple 1000 f
+	[ "$status" -eq 0 ]
+	[[ $output != *"not a multiple"* ]]
+	# every length is a multiple of 1; 500 divides all four runs too
+	run "$BIN/runs" -q --multiple 1 f
+	[ "$status" -eq 0 ]
+	run "$BIN/runs" -q --multiple 500 f
+	[ "$status" -eq 0 ]
+}
+
+@test "runs: --multiple K fails with exit 1, naming the first run that is not a multiple" {
+	# a lock without fflush: runs of a whole stdio buffer (2048 lines)
+	{ lines A 2000; lines B 1000; lines A 2048; lines B 1500; } >f
+	run "$BIN/runs" --summary-csv --multiple 1000 f
+	[ "$status" -eq 1 ]
+	# the summary as usual, then one line about the first bad run only
+	[ "${lines[0]}" = "char,lines,runs,min_run,median_run,max_run" ]
+	[ "${lines[1]}" = "A,4048,2,2000,2024,2048" ]
+	[ "${lines[3]}" = "runs: f: the run of 2048 A's at line 3001 is not a multiple of 1000" ]
+	[ "${#lines[@]}" -eq 4 ]
+}
+
+@test "runs: --multiple checks the last run and malformed runs, and adds to --expect" {
+	{ lines A 1000; lines B 999; } >f
+	run "$BIN/runs" -q --multiple 1000 f
+	[ "$status" -eq 1 ]
+	[[ $output == *"runs: f: the run of 999 B's at line 1001 is not a multiple of 1000" ]]
+	printf 'A\nA\nxx\n' >g
+	run "$BIN/runs" -q --multiple 2 g
+	[ "$status" -eq 1 ]
+	[[ $output == *"runs: g: the run of 1 ?'s at line 3 is not a multiple of 2" ]]
+	# both checks report; either one failing is exit 1
+	run "$BIN/runs" -q --expect A=1000,B=1000 --multiple 1000 f
+	[ "$status" -eq 1 ]
+	[[ $output == *"runs: f: B: expected 1000 lines, found 999"* ]]
+	[[ $output == *"the run of 999 B's at line 1001 is not a multiple of 1000"* ]]
+	run "$BIN/runs" -q --expect A=1000,B=999 --multiple 1 f
+	[ "$status" -eq 0 ]
+}
+
+@test "runs: --multiple takes a whole number of at least 1" {
+	printf 'A\n' >f
+	for bad in 0 -1 x 1.5 "" 1K; do
+		run "$BIN/runs" --multiple "$bad" f
+		usage_fails
+		[[ ${lines[0]} == "runs: --multiple: "* ]]
+	done
+	run "$BIN/runs" --help
+	[[ $output == *"--multiple K"* ]]
+}

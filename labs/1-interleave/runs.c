@@ -18,7 +18,8 @@
 #include "iolab.h"
 
 static const char usage[] =
-	"usage: runs [--csv | --summary-csv] [--expect C=N[,C=N...]] [-q] FILE\n"
+	"usage: runs [--csv | --summary-csv] [--expect C=N[,C=N...]] [--multiple K]\n"
+	"            [-q] FILE\n"
 	"  Prints a line per change of character (the run that ended just before\n"
 	"  that line), then a summary: lines, runs and run lengths per character,\n"
 	"  malformed lines, the most common run lengths.\n"
@@ -28,6 +29,9 @@ static const char usage[] =
 	"      --expect LIST  check the lines per character, e.g. A=1000,B=1000;\n"
 	"                     characters not listed are expected 0 times.\n"
 	"                     Exit 1, naming each difference, if they do not match\n"
+	"      --multiple K   check that every run is a multiple of K lines long, as\n"
+	"                     writers that lock and flush every K lines leave them.\n"
+	"                     Exit 1, naming the first run that is not\n"
 	"  -h, --help         this help\n";
 
 enum output { CHANGES, QUIET, CSV, SUMMARY_CSV };
@@ -51,6 +55,10 @@ static struct {
 	struct run *runs;
 	size_t nruns, cap;
 	uint64_t malformed, malformed_at[MAX_MALFORMED_SHOWN];
+	/* --multiple: K, and the first run whose length K does not divide. */
+	uint64_t multiple;
+	struct run odd;
+	uint64_t odd_start;	/* 0: none yet */
 } st = { .ch = -1 };
 
 /* Records the run that just ended and prints it as the output asks. */
@@ -63,6 +71,10 @@ static void end_run(void)
 			die("out of memory for %zu runs", st.cap);
 	}
 	st.runs[st.nruns++] = (struct run){ st.length, (unsigned char)st.ch };
+	if (st.multiple > 0 && st.odd_start == 0 && st.length % st.multiple != 0) {
+		st.odd = st.runs[st.nruns - 1];
+		st.odd_start = st.start;
+	}
 
 	if (st.output == CSV) {
 		const char *quote = st.ch == ',' || st.ch == '"' ? "\"" : "";
@@ -253,7 +265,7 @@ static void summarize_runs(uint64_t lines_of[256])
 		double median = n % 2 ? (double)st.runs[mid].length
 				      : (st.runs[mid - 1].length + st.runs[mid].length) / 2.0;
 		if (st.output == SUMMARY_CSV)
-			printf("%s%c%s,%" PRIu64 ",%zu,%" PRIu64 ",%g,%" PRIu64 "\n",
+			printf("%s%c%s,%" PRIu64 ",%zu,%" PRIu64 ",%.15g,%" PRIu64 "\n",
 			       ch == ',' || ch == '"' ? "\"" : "", ch,
 			       ch == '"' ? "\"\"" : ch == ',' ? "\"" : "",
 			       lines, n, st.runs[first].length, median,
@@ -301,6 +313,7 @@ int main(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'C' },
 		{ "summary-csv", no_argument, NULL, 'S' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "multiple", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -324,6 +337,9 @@ int main(int argc, char **argv)
 		case 'e':
 			parse_expect(optarg, expected);
 			expect = 1;
+			break;
+		case 'm':
+			st.multiple = parse_count("--multiple", optarg, 1, UINT64_MAX);
 			break;
 		case 'h':
 			print_help();
@@ -354,6 +370,12 @@ int main(int argc, char **argv)
 				path, char_name((unsigned char)ch), expected[ch], found[ch]);
 			mismatch = 1;
 		}
+	}
+	if (st.odd_start > 0) {
+		fprintf(stderr, "runs: %s: the run of %" PRIu64 " %s's at line %" PRIu64
+			" is not a multiple of %" PRIu64 "\n", path, st.odd.length,
+			char_name(st.odd.ch), st.odd_start, st.multiple);
+		mismatch = 1;
 	}
 	return mismatch ? EXIT_IO : 0;
 }

@@ -1,0 +1,228 @@
+/*
+ * lockbench - flock-writer with every choice made an option: how many lines
+ * per lock, whether to fflush() before the unlock, which kind of lock, and
+ * whether to fdatasync()/fsync() inside the lock.
+ *
+ * The three kinds of lock are all advisory: they exclude only processes
+ * that ask for the same lock, never a plain write(2).
+ *   flock  belongs to the open file description (what open() returns and
+ *          fork() and dup() share); freed when its last descriptor closes.
+ *   fcntl  a POSIX record lock: belongs to the process; freed when the
+ *          process closes ANY descriptor of the file, and not inherited
+ *          by fork().
+ *   ofd    an open file description lock (Linux 3.15): a record lock like
+ *          fcntl's, but owned like flock's. It conflicts with fcntl locks.
+ * The record locks here cover the whole file (l_len = 0: to the end of the
+ * file, however far it grows).
+ *
+ * Besides elapsed time, it measures how long it waited for the lock and how
+ * long it held it, with CLOCK_MONOTONIC around every lock call.
+ */
+#define _GNU_SOURCE		/* F_OFD_SETLKW (a Linux feature) and flock() */
+#include <ctype.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sys/file.h>
+#include <time.h>
+
+#include "iolab.h"
+#include "timing.h"
+
+static const char usage[] =
+	"usage: lockbench [-c CHAR] [-n LINES] [-k LINES_PER_LOCK] [--no-flush]\n"
+	"                 [--lock flock|fcntl|ofd|none] [--sync none|fdatasync|fsync]\n"
+	"                 [--hold-ms MS] [--csv] FILE\n"
+	"  -c, --char CHAR       the character on every line (default A)\n"
+	"  -n, --lines LINES     how many lines to write (default 1000000)\n"
+	"  -k, --per-lock LINES  lines written under each lock (default 1000);\n"
+	"                        the last batch is shorter if K does not divide N\n"
+	"      --no-flush        no fflush() before the unlock: stdio then writes\n"
+	"                        whenever its buffer is full, locked or not\n"
+	"  -l, --lock KIND       flock (default), fcntl (POSIX record lock, F_SETLKW),\n"
+	"                        ofd (open file description lock, F_OFD_SETLKW), none\n"
+	"  -s, --sync MODE       none (default), fdatasync or fsync after the flush,\n"
+	"                        inside the lock\n"
+	"      --hold-ms MS      keep the lock MS milliseconds longer after each batch\n"
+	"      --csv             a CSV header and one row instead of the report\n"
+	"  -h, --help            this help\n"
+	"  FILE is opened for appending (O_APPEND) and created if needed.\n";
+
+enum kind { KIND_NONE, KIND_FLOCK, KIND_FCNTL, KIND_OFD };
+static const char *const kind_names[] = { "none", "flock", "fcntl", "ofd", NULL };
+enum sync_mode { SYNC_NONE, SYNC_FDATASYNC, SYNC_FSYNC };
+static const char *const sync_names[] = { "none", "fdatasync", "fsync", NULL };
+
+/* The index of arg in names (a NULL-terminated list), or a usage error. */
+static int pick(const char *option, const char *arg, const char *const *names)
+{
+	for (int i = 0; names[i] != NULL; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+	usage_error("%s: '%s' is not one of the choices", option, arg);
+}
+
+/*
+ * Takes (take = 1, waiting as long as another owner holds it) or releases
+ * (take = 0) an exclusive lock of the given kind on the whole file.
+ * Returns 0, or -1 with errno set.
+ */
+static int set_lock(enum kind kind, int fd, int take)
+{
+	struct flock range = {
+		.l_type = take ? F_WRLCK : F_UNLCK,
+		.l_whence = SEEK_SET,
+		.l_start = 0,
+		.l_len = 0,	/* to the end of the file, wherever it gets */
+		.l_pid = 0,	/* must be 0 for an OFD lock */
+	};
+	int r;
+
+	do {
+		switch (kind) {
+		case KIND_FLOCK:
+			r = flock(fd, take ? LOCK_EX : LOCK_UN);
+			break;
+		case KIND_FCNTL:
+			r = fcntl(fd, take ? F_SETLKW : F_SETLK, &range);
+			break;
+		case KIND_OFD:
+			r = fcntl(fd, take ? F_OFD_SETLKW : F_OFD_SETLK, &range);
+			break;
+		default:
+			r = 0;
+		}
+	} while (r != 0 && errno == EINTR);
+	return r;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec left = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&left, &left) != 0)
+		if (errno != EINTR)
+			die("nanosleep: %s", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "char", required_argument, NULL, 'c' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ "per-lock", required_argument, NULL, 'k' },
+		{ "no-flush", no_argument, NULL, 'F' },
+		{ "lock", required_argument, NULL, 'l' },
+		{ "sync", required_argument, NULL, 's' },
+		{ "hold-ms", required_argument, NULL, 'H' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char line[3] = "A\n";
+	uint64_t lines = 1000000, per_lock = 1000, hold_ms = 0;
+	enum kind kind = KIND_FLOCK;
+	enum sync_mode sync = SYNC_NONE;
+	int flush = 1, csv = 0, opt;
+
+	iolab_init(argv[0], usage);
+	while ((opt = getopt_long(argc, argv, "c:n:k:l:s:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			/* One visible byte, so that every line is exactly 2 bytes. */
+			if (strlen(optarg) != 1 || !isgraph((unsigned char)optarg[0]))
+				usage_error("-c: '%s' is not a single visible character", optarg);
+			line[0] = optarg[0];
+			break;
+		case 'n':
+			lines = parse_count("-n", optarg, 1, 1000000000);
+			break;
+		case 'k':
+			per_lock = parse_count("-k", optarg, 1, 1000000000);
+			break;
+		case 'F':
+			flush = 0;
+			break;
+		case 'l':
+			kind = (enum kind)pick("--lock", optarg, kind_names);
+			break;
+		case 's':
+			sync = (enum sync_mode)pick("--sync", optarg, sync_names);
+			break;
+		case 'H':
+			hold_ms = parse_count("--hold-ms", optarg, 0, 3600000);
+			break;
+		case 'C':
+			csv = 1;
+			break;
+		case 'h':
+			print_help();
+		default:
+			usage_exit();
+		}
+	}
+	if (argc - optind != 1)
+		usage_error("expected one FILE, got %d arguments", argc - optind);
+	const char *path = argv[optind];
+
+	int64_t start = now_ns(), waiting = 0, holding = 0;
+	uint64_t batches = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		die_errno(path);
+	FILE *fp = fdopen(fd, "a");
+	if (fp == NULL)
+		die_errno(path);
+
+	for (uint64_t done = 0; done < lines; done += per_lock, batches++) {
+		uint64_t batch = lines - done < per_lock ? lines - done : per_lock;
+		int64_t asked = now_ns();
+
+		if (set_lock(kind, fd, 1) != 0)
+			die("%s: taking the %s lock: %s", path, kind_names[kind], strerror(errno));
+		int64_t got = now_ns();
+		for (uint64_t i = 0; i < batch; i++)
+			if (fputs(line, fp) == EOF)
+				die_errno(path);
+		if (flush && fflush(fp) != 0)
+			die_errno(path);
+		if (sync == SYNC_FDATASYNC && fdatasync(fd) != 0)
+			die("%s: fdatasync: %s", path, strerror(errno));
+		if (sync == SYNC_FSYNC && fsync(fd) != 0)
+			die("%s: fsync: %s", path, strerror(errno));
+		if (hold_ms > 0)
+			sleep_ms(hold_ms);
+		if (set_lock(kind, fd, 0) != 0)
+			die("%s: releasing the %s lock: %s", path, kind_names[kind], strerror(errno));
+		int64_t released = now_ns();
+		waiting += got - asked;
+		holding += released - got;
+	}
+	/* With --no-flush, what is left in the buffer is written now, unlocked. */
+	if (fclose(fp) != 0)
+		die_errno(path);
+	int64_t wall = now_ns() - start;
+
+	if (csv) {
+		puts("char,lines,lines_per_lock,flush,lock,sync,batches,wall_s,lock_wait_s,lock_held_s");
+		/* ',' and '"' must be quoted to be one CSV field. */
+		if (line[0] == ',' || line[0] == '"')
+			printf("\"%s\"", line[0] == '"' ? "\"\"" : ",");
+		else
+			putchar(line[0]);
+		printf(",%llu,%llu,%d,%s,%s,%llu,%.6f,%.6f,%.6f\n",
+		       (unsigned long long)lines, (unsigned long long)per_lock, flush,
+		       kind_names[kind], sync_names[sync], (unsigned long long)batches,
+		       ns_to_s(wall), ns_to_s(waiting), ns_to_s(holding));
+	} else {
+		printf("%s: %llu lines of %c, %llu per lock (%llu batch%s), lock %s, %s, sync %s\n",
+		       path, (unsigned long long)lines, line[0], (unsigned long long)per_lock,
+		       (unsigned long long)batches, batches == 1 ? "" : "es",
+		       kind_names[kind], flush ? "flush" : "no flush", sync_names[sync]);
+		print_seconds(stdout, "elapsed", wall);
+		print_seconds(stdout, "waiting for the lock", waiting);
+		print_seconds(stdout, "holding the lock", holding);
+	}
+	if (fflush(stdout) != 0)
+		die_errno("stdout");
+	return 0;
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# Lab 2 end to end at SCALE=tiny: the CSV, the checks it records, the
+# figures. The lab runs once for the whole file, in setup_file.
+
+load helpers
+
+HEADER=experiment,lines_per_lock,flush,lock,sync,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lock_wait_s,lock_held_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,runs_multiple_of_k
+
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	status=0
+	DATA=data SCRATCH=s SCALE=tiny bash "$ROOT/labs/2-locking/lab2.sh" >out 2>&1 || status=$?
+	echo "$status" >status
+}
+
+setup() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	[ "$(cat status)" -eq 0 ] || { cat out; return 1; }
+	csv=data/lab2.csv
+}
+
+@test "lab2: data/lab2.csv has the header and a row per experiment, setting, trial and writer" {
+	[ "$(head -1 $csv)" = "$HEADER" ]
+	# tiny: plain 2 trials; sweep 5 K x 2 flush x 2 trials; locks 2 K x 4
+	# kinds x 1 trial; sync 2 K x 3 modes x 1 trial; two writers each
+	[ "$(tail -n +2 $csv | wc -l)" -eq 72 ]
+	[ "$(tail -n +2 $csv | cut -d, -f1-7 | sort -u | wc -l)" -eq 72 ]
+	[ "$(tail -n +2 $csv | cut -d, -f1 | uniq | tr '\n' ' ')" = "plain sweep locks sync " ]
+	[ "$(awk -F, '$1 == "sweep" { print $2 "," $3 }' $csv | sort -t, -k1,1n -k2,2n -u | tr '\n' ' ')" = \
+		"1,0 1,1 10,0 10,1 100,0 100,1 1000,0 1000,1 10000,0 10000,1 " ]
+	[ "$(awk -F, '$1 == "locks" { print $2 "," $4 }' $csv | sort -u | tr '\n' ' ')" = \
+		"1,fcntl 1,flock 1,none 1,ofd 10000,fcntl 10000,flock 10000,none 10000,ofd " ]
+	[ "$(awk -F, '$1 == "sync" { print $2 "," $5 }' $csv | sort -u | tr '\n' ' ')" = \
+		"100,fdatasync 100,fsync 100,none 1000,fdatasync 1000,fsync 1000,none " ]
+	[[ $(cat out) == *"wrote $BATS_FILE_TMPDIR/data/lab2.csv (72 rows)"* ]]
+}
+
+@test "lab2: every row is complete and plausible" {
+	# 22 fields; positive elapsed time, at least the lock's own share; CPU
+	# times and context switches not negative; lock times empty only for
+	# flock-writer (plain), which does not measure them
+	awk -F, 'NR > 1 && (NF != 22 || $9 <= 0 || $10 < 0 || $11 < 0 || $12 < 0 || $13 < 0 ||
+		($1 == "plain") != ($15 == "") || ($15 != "" && ($15 < 0 || $16 < 0 || $15 + $16 > $9)) ||
+		($7 != "A" && $7 != "B") || ($22 != 0 && $22 != 1)) { print "bad row " NR ": " $0; bad = 1 }
+		END { exit bad }' $csv
+}
+
+@test "lab2: no line is ever lost (O_APPEND), and runs add up" {
+	awk -F, 'NR > 1 && ($17 != $8 || $18 != 0 || $19 < 1 || $21 > $17 || $20 > $21) {
+		print "bad row " NR ": " $0; bad = 1 } END { exit bad }' $csv
+}
+
+@test "lab2: with a lock and fflush, every run is a multiple of K, in every trial" {
+	[ "$(awk -F, 'NR > 1 && $3 == 1 && $4 != "none"' $csv | wc -l)" -eq 48 ]
+	awk -F, 'NR > 1 && $3 == 1 && $4 != "none" && $22 != 1 { print "bad row " NR ": " $0; bad = 1 }
+		END { exit bad }' $csv
+	# a median run of a whole number of batches, too
+	awk -F, 'NR > 1 && $3 == 1 && $4 != "none" && $20 % $2 != 0 && $20 * 2 % $2 != 0 { bad = 1 }
+		END { exit bad }' $csv
+}
+
+@test "lab2: the machine and the scratch directory: described, then left empty" {
+	for key in date kernel cpu cores scratch_dir_fs scratch_dir_st_blksize; do
+		grep -q "^$key: ." data/machine.txt
+	done
+	[ -z "$(ls -A s)" ]
+	[ ! -e data/lab2.csv.tmp ]
+}
+
+@test "lab2: the published Raspberry Pi 4 table is complete" {
+	ref="$ROOT/data/reference/lab2-rpi4.csv"
+	[ "$(head -1 "$ref")" = "lines_per_lock,flush,writer,lines_written,wall_s" ]
+	[ "$(tail -n +2 "$ref" | cut -d, -f1-3 | sort -u | wc -l)" -eq 20 ]
+	grep -qx "1,1,A,1000000,30.95" "$ref"
+	grep -qx "10000,0,B,1000000,0.11" "$ref"
+	# its source is cited in the reference README
+	grep -q "lab2-rpi4.csv" "$ROOT/data/reference/README.md"
+}
+
+@test "lab2: the three figures are drawn from the CSV as PNG files" {
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+	mkdir -p plot data/reference
+	cp "$ROOT/data/reference/lab2-rpi4.csv" data/reference/
+	for fig in lab2-time lab2-locks lab2-runs; do
+		run bash "$ROOT/common/plot.sh" "$ROOT/plot/$fig.gp" plot/$fig.png
+		[ "$status" -eq 0 ]
+		[[ $output == "drew plot/$fig.png" ]]
+		[ "$(head -c 8 plot/$fig.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+		[ "$(stat -c %s plot/$fig.png)" -gt 10000 ]
+	done
+}
+
+@test "lab2: stopped half way, it leaves no partial CSV and no scratch file" {
+	mkdir -p stop/data
+	echo "old results" >stop/data/lab2.csv
+	DATA=stop/data SCRATCH=stop/s SCALE=quick bash "$ROOT/labs/2-locking/lab2.sh" >stop/out &
+	# wait until the lab is under way, then stop it
+	for i in $(seq 100); do grep -q trial stop/out && break; sleep 0.1; done
+	kill -TERM $!
+	status=0
+	wait $! || status=$?
+	[ "$status" -eq 143 ]
+	[ "$(cat stop/data/lab2.csv)" = "old results" ]
+	[ ! -e stop/data/lab2.csv.tmp ]
+	[ -z "$(ls -A stop/s)" ]
+}
