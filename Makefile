@@ -28,7 +28,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LABS) plot test check bench validate deps handin clean help
+.PHONY: all labs $(LABS) plot test check bench validate deps handin starter autograder clean help
 .DELETE_ON_ERROR:
 
 all: $(addprefix bin/,$(PROGRAMS)) build/test-common
@@ -53,10 +53,30 @@ build:
 	@mkdir -p $@
 -include $(wildcard build/*.d)
 
+# Every lab runs, even after one has failed, then the figures and the
+# summary; the exit status says whether every lab finished. A lab that
+# exits 3 stopped at a program that is still to be written (not_written()
+# in common/iolab.h): the sources that still call it are listed (those with
+# solution markers are the reference's, where it only appears in stubs).
 labs: all
-	@for lab in $(LABS); do bash labs/*/$$lab.sh || exit 1; done
-	@$(MAKE) --no-print-directory plot
-	@bash common/summary.sh
+	@failed= unwritten=; \
+	for lab in $(LABS); do \
+	  bash labs/*/$$lab.sh; status=$$?; \
+	  if [ $$status -eq 3 ]; then unwritten="$$unwritten $$lab"; \
+	  elif [ $$status -ne 0 ]; then failed="$$failed $$lab"; fi; \
+	done; \
+	$(MAKE) --no-print-directory plot; \
+	bash common/summary.sh; \
+	[ -n "$$failed$$unwritten" ] || exit 0; \
+	echo; echo "== Labs that did not finish:$$unwritten$$failed"; \
+	if [ -n "$$unwritten" ]; then \
+	  echo "  stopped at a program not written yet:$$unwritten (its message above says which part)"; \
+	  todo=; for src in $$(grep -l 'not_written(' $(SOURCES) /dev/null); do \
+	    grep -q 'BEGIN[[:space:]]SOLUTION' $$src || todo="$$todo $$src"; done; \
+	  [ -z "$$todo" ] || echo "  still to write (not_written() is still called in):$$todo"; \
+	fi; \
+	[ -z "$$failed" ] || echo "  failed:$$failed (see its output above)"; \
+	exit 1
 
 $(LABS): all
 	@bash labs/*/$@.sh
@@ -78,8 +98,8 @@ test: all
 	@bash tests/run.sh
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
-	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's (shell, no C of its own)"
-	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out tests/grade.bats,$(wildcard tests/*.bats))
+	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's and the starter's (shell, no C of their own)"
+	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out tests/grade%.bats tests/starter.bats,$(wildcard tests/*.bats))
 	@if [ -n "$(THREADED)" ]; then echo "== ThreadSanitizer: $(THREADED)"; \
 	  BIN=bin-tsan bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(THREADED))); fi
 
@@ -98,6 +118,23 @@ deps:
 handin:
 	@bash common/handin.sh
 
+# Instructors: the students' starter kit (every solution region replaced by
+# its stub, no grader) and Gradescope's autograder.zip, both into $(DIST).
+# GRADE_LABS=1,2: an autograder for only those labs; GRADE_TIMEOUT=SECONDS:
+# its time limit (default 540, under Gradescope's default 10 minutes). The
+# starter kit has no grading/, and so neither target.
+DIST ?= dist
+INSTRUCTOR := $(wildcard grading/starter.sh)
+ifneq ($(INSTRUCTOR),)
+starter:
+	@bash grading/starter.sh -o $(DIST)/starter
+autograder:
+	@bash grading/autograder/build.sh -o $(DIST)/autograder.zip $(if $(GRADE_LABS),--labs $(GRADE_LABS)) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
+else
+starter autograder:
+	@echo "make $@: this is the students' kit; $@ is made from the instructor's kit" >&2; exit 2
+endif
+
 # Removes build outputs and scratch files; your results in data/ and plot/ stay.
 clean:
 	rm -rf bin bin-asan bin-tsan build dist $(SCRATCH)
@@ -114,4 +151,8 @@ help:
 	@echo "make deps       install gnuplot and bats (and say how on other systems)"
 	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
+ifneq ($(INSTRUCTOR),)
+	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter"
+	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (GRADE_LABS=1,2: only those labs)"
+endif
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="

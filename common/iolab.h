@@ -5,6 +5,8 @@
  *       I/O failures:  "prog: path: strerror(errno)", exit 1
  *   - strict parsing of counts and of sizes with K/M/G suffixes
  *   - write_all(): a write(2) loop that survives short writes and EINTR
+ *   - not_written(): what a part of a program left for the student to write
+ *     does when it runs (the starter kit of `make starter`)
  *
  * Every program is one .c file, so the helpers are static functions in this
  * header, in the style of OSTEP's common.h.
@@ -14,14 +16,16 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Exit statuses of every iolab program. */
-enum { EXIT_IO = 1, EXIT_USAGE = 2 };
+/* Exit statuses of every iolab program. EXIT_NOT_WRITTEN: the program ran
+ * into a part that is still to be written (see not_written() below). */
+enum { EXIT_IO = 1, EXIT_USAGE = 2, EXIT_NOT_WRITTEN = 3 };
 
 static const char *iolab_prog = "iolab";
 static const char *iolab_usage = "";
@@ -86,6 +90,29 @@ static inline void die_errno(const char *path)
 {
 	die("%s: %s", path, strerror(errno));
 }
+
+/*
+ * In the students' starter kit (`make starter`), each part of a program
+ * that is theirs to write is replaced by a stub that calls
+ *     not_written("the start barrier");
+ * which prints "launch: not written yet: the start barrier (see
+ * labs/1-interleave/launch.c)" on stderr and exits with EXIT_NOT_WRITTEN (3),
+ * instead of crashing on whatever the missing code should have set up.
+ * Safe from any thread: the first caller prints and exits; any other waits
+ * for the exit, so that two threads never run exit() at once.
+ */
+__attribute__((noreturn))
+static inline void iolab_not_written(const char *what, const char *file)
+{
+	static atomic_flag taken = ATOMIC_FLAG_INIT;
+
+	if (atomic_flag_test_and_set(&taken))
+		for (;;)
+			pause();
+	fprintf(stderr, "%s: not written yet: %s (see %s)\n", iolab_prog, what, file);
+	exit(EXIT_NOT_WRITTEN);
+}
+#define not_written(what) iolab_not_written((what), __FILE__)
 
 static inline void *xmalloc(size_t n)
 {

@@ -74,10 +74,17 @@ static int run_trial(char **cmds[], int n, struct child_report *reports,
 		     struct result *results, const char *texts[])
 {
 	pid_t pids[MAX_CHILDREN];
+	/* BEGIN SOLUTION */
 	int gate[2];
 
 	if (pipe(gate) != 0)
 		die_errno("pipe");
+	/* END SOLUTION */
+	/* STUB
+	// TODO: set up the start barrier: something every child can block on
+	// until the parent releases them all at once (see the comment at the top).
+	not_written("run_trial(): the start barrier");
+	*/
 	for (int i = 0; i < n; i++) {
 		reports[i] = (struct child_report){ 0, 0 };
 		pids[i] = fork();
@@ -89,6 +96,7 @@ static int run_trial(char **cmds[], int n, struct child_report *reports,
 			die_errno("fork");
 		}
 		if (pids[i] == 0) {
+			/* BEGIN SOLUTION */
 			char byte;
 
 			/* The barrier: read() blocks until the parent closes its
@@ -97,16 +105,28 @@ static int run_trial(char **cmds[], int n, struct child_report *reports,
 			while (read(gate[0], &byte, 1) < 0 && errno == EINTR)
 				;
 			close(gate[0]);
+			/* END SOLUTION */
+			/* STUB
+			// TODO: wait at the start barrier until the parent releases every child.
+			*/
 			reports[i].started_ns = now_ns();
 			execvp(cmds[i][0], cmds[i]);
 			reports[i].exec_errno = errno;
 			_exit(127);
 		}
 	}
+	/* BEGIN SOLUTION */
 	close(gate[0]);
+	/* END SOLUTION */
 	int64_t released = now_ns();
+	/* BEGIN SOLUTION */
 	close(gate[1]);		/* go */
+	/* END SOLUTION */
+	/* STUB
+	// TODO: release every child at once.
+	*/
 
+	/* BEGIN SOLUTION */
 	for (int reaped = 0; reaped < n;) {
 		struct rusage ru;
 		int status;
@@ -134,6 +154,15 @@ static int run_trial(char **cmds[], int n, struct child_report *reports,
 							  : 128 + WTERMSIG(status),
 		};
 	}
+	/* END SOLUTION */
+	/* STUB
+	// TODO: reap every child with wait4(), which also hands back its rusage,
+	// and fill in results[i] for child i: start delay and elapsed time from
+	// the release (now_ns()), user and system CPU time (tv_s()), voluntary and
+	// involuntary context switches, and exit status (128 + signal if killed).
+	(void)released, (void)results, (void)tv_s;
+	not_written("run_trial(): reaping the children with wait4()");
+	*/
 
 	int failed = 0;
 	for (int i = 0; i < n; i++) {

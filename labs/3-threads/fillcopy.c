@@ -8,7 +8,7 @@
  *          slice K of the buffer
  *
  * It redoes "Read/write performance: single thread vs multithread" (see
- * data/reference/lab3.md) without that program's mistakes:
+ * data/reference/README.md) without that program's mistakes:
  *   - the chunks cover the buffer exactly: none skips its last byte, and
  *     the remainder of the division goes to the last chunk (slice());
  *   - the default generator keeps its state in each thread, where rand()
@@ -89,8 +89,16 @@ static struct worker workers[MAX_THREADS];
 /* Part k of total cut into n equal parts, the last one taking the remainder. */
 static void slice(size_t total, size_t n, size_t k, size_t *from, size_t *to)
 {
+	/* BEGIN SOLUTION */
 	*from = k * (total / n);
 	*to = k == n - 1 ? total : *from + total / n;
+	/* END SOLUTION */
+	/* STUB
+	// TODO: set [*from, *to) to part k of [0, total) cut into n parts. Every
+	// byte in exactly one part; the remainder of the division goes to the last.
+	(void)total, (void)n, (void)k, (void)from, (void)to;
+	not_written("slice(): cutting the buffer into chunks");
+	*/
 }
 
 static void *fill(void *arg)
@@ -101,6 +109,7 @@ static void *fill(void *arg)
 	/* Locals (i, end, r) can stay in registers. Fields of *w would be
 	 * reloaded after every store into buf: unsigned char may alias anything. */
 	if (gen == XOSHIRO) {
+		/* BEGIN SOLUTION */
 		struct rng r = w->rng;
 		uint64_t v;
 
@@ -112,6 +121,12 @@ static void *fill(void *arg)
 			v = rng_next(&r);
 			memcpy(buf + i, &v, end - i);	/* the last 1 to 7 bytes */
 		}
+		/* END SOLUTION */
+		/* STUB
+		// TODO: fill buf[i, end) from this thread's own xoshiro256** generator,
+		// w->rng (rng.h): 8 bytes per rng_next(), and the last 1 to 7 bytes too.
+		not_written("fill(): the per-thread generator (--rng xoshiro)");
+		*/
 	} else if (gen == RAND_R) {
 		for (; i < end; i++)
 			buf[i] = (unsigned char)rand_r(&w->seed);	/* in memory: we pass its address */
@@ -398,8 +413,13 @@ int main(int argc, char **argv)
 		die("out of memory (two buffers of %zu bytes)", size);
 	for (size_t k = 0; k < nthreads; k++) {
 		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
+		/* BEGIN SOLUTION */
 		rng_seed(&workers[k].rng, k + 1);
 		workers[k].seed = (unsigned)k + 1;
+		/* END SOLUTION */
+		/* STUB
+		// TODO: seed thread k's generators (xoshiro and rand_r) with k + 1.
+		*/
 	}
 	paths = xmalloc(nfiles * sizeof *paths);
 	for (size_t k = 0; k < nfiles; k++) {

@@ -146,6 +146,7 @@ static void *file_thread(void *arg)
 static void *queue_thread(void *arg)
 {
 	(void)arg;
+	/* BEGIN SOLUTION */
 	for (;;) {
 		pthread_mutex_lock(&queue.lock);
 		while (queue.taken == queue.posted && !queue.closed)
@@ -158,6 +159,14 @@ static void *queue_thread(void *arg)
 		pthread_mutex_unlock(&queue.lock);
 		write_or_record(num);
 	}
+	/* END SOLUTION */
+	/* STUB
+	// TODO: take file numbers from the queue (under queue.lock; wait on
+	// queue.nonempty while it is empty) and write each with write_or_record(),
+	// the lock released; return once the queue is closed and empty.
+	(void)queue;
+	not_written("queue_thread(): taking files from the queue");
+	*/
 }
 
 /*
@@ -176,6 +185,7 @@ static void run_threads(size_t n, void *(*fn)(void *), int feed)
 		if (err == 0)
 			started++;
 	}
+	/* BEGIN SOLUTION */
 	for (size_t i = 0; feed && err == 0 && i < job.files; i++) {
 		pthread_mutex_lock(&queue.lock);
 		queue.posted++;
@@ -186,6 +196,14 @@ static void run_threads(size_t n, void *(*fn)(void *), int feed)
 	queue.closed = 1;
 	pthread_cond_broadcast(&queue.nonempty);	/* wakes them all to leave */
 	pthread_mutex_unlock(&queue.lock);
+	/* END SOLUTION */
+	/* STUB
+	// TODO: with feed set (and every thread started), post the files 0 to
+	// job.files - 1 to the queue, waking a writer for each; then close the
+	// queue and wake every writer, so that they leave once it is empty.
+	if (feed)
+		not_written("run_threads(): posting the files to the queue");
+	*/
 	for (size_t i = 0; i < started; i++) {
 		int e = pthread_join(threads[i], NULL);
 

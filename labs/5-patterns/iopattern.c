@@ -93,6 +93,7 @@ static const char *human(uint64_t bytes, char *buf)
 /* The offsets of one trial; random ones continue the generator's stream. */
 static void make_offsets(const struct config *c, struct rng *r, uint64_t *off)
 {
+	/* BEGIN SOLUTION */
 	/* Where an I/O may start and still end inside the file. */
 	uint64_t slots = c->pattern == RANDOM ? c->file / c->io
 					      : (c->file - c->io) / c->stride + 1;
@@ -100,6 +101,14 @@ static void make_offsets(const struct config *c, struct rng *r, uint64_t *off)
 	for (uint64_t i = 0; i < c->ios; i++)
 		off[i] = c->pattern == RANDOM ? rng_below(r, slots) * c->io
 					      : (i % slots) * c->stride;
+	/* END SOLUTION */
+	/* STUB
+	// TODO: set off[0 .. c->ios - 1], where each I/O of c->io bytes starts, as
+	// the comment at the top says for seq, stride and random (rng_below(r, N)
+	// from rng.h). Every I/O must end inside the file (c->file bytes).
+	(void)c, (void)r, (void)off;
+	not_written("make_offsets(): the offsets of the I/Os");
+	*/
 }
 
 /*
@@ -164,6 +173,7 @@ static void drop_cache(const struct config *c, int fd)
  */
 static void dio_alignment(const struct config *c, int fd, uint32_t *offset, uint32_t *memory)
 {
+	/* BEGIN SOLUTION */
 	*offset = *memory = 4096;
 #ifdef STATX_DIOALIGN
 	struct statx stx;
@@ -180,6 +190,13 @@ static void dio_alignment(const struct config *c, int fd, uint32_t *offset, uint
 #else
 	(void)c, (void)fd;
 #endif
+	/* END SOLUTION */
+	/* STUB
+	// TODO: ask statx() for STATX_DIOALIGN: stx_dio_offset_align (0: no O_DIRECT
+	// on this file) and stx_dio_mem_align; where the kernel cannot say, 4096.
+	(void)c, (void)fd, (void)offset, (void)memory;
+	not_written("dio_alignment(): the alignment O_DIRECT needs");
+	*/
 }
 
 /* Creates FILE, which must not exist: it is removed at exit. */
@@ -441,12 +458,18 @@ int main(int argc, char **argv)
 	if (c.direct) {
 		/* Checked on the empty file: refused before anything is written. */
 		dio_alignment(&c, fd, &align, &mem_align);
+		/* BEGIN SOLUTION */
 		if (c.io % align != 0)
 			usage_error("-b: %" PRIu64 " bytes is not a multiple of the %" PRIu32
 				    "-byte alignment O_DIRECT needs on %s", c.io, align, c.path);
 		if (c.stride % align != 0)
 			usage_error("--stride: %" PRIu64 " bytes is not a multiple of the %" PRIu32
 				    "-byte alignment O_DIRECT needs on %s", c.stride, align, c.path);
+		/* END SOLUTION */
+		/* STUB
+		// TODO: refuse (a usage error naming the option) an I/O size or a stride
+		// that is not a multiple of align: O_DIRECT would fail with EINVAL.
+		*/
 	}
 	fill(&c, fd);
 	iofd = fd;

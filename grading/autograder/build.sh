@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# grading/autograder/build.sh - writes Gradescope's autograder.zip: at its
+# top, setup.sh and run_autograder (from this folder) and the reference kit
+# with its grader (grade.sh, grading/), as Gradescope unpacks it into
+# /autograder/source. Built in a temporary directory and renamed into
+# place. Needs zip, or else python3; says how to install zip otherwise.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KIT=$(cd "$HERE/../.." && pwd)
+PROG=autograder
+
+usage() {
+	cat <<-USAGE
+	usage: grading/autograder/build.sh [-o FILE] [--labs LIST] [--timeout SECONDS]
+	  -o FILE      the zip to write (default dist/autograder.zip, in the kit)
+	  --labs LIST  grade only these labs, e.g. 1,2 (default: every lab), for
+	               a Gradescope assignment that covers only some labs
+	  --timeout S  stop grading after S seconds and write a failing result
+	               (default 540: under Gradescope's default limit of 10
+	               minutes; raise both together)
+	  -h, --help   this help
+	USAGE
+}
+die() { echo "$PROG: $*" >&2; exit 1; }
+usage_error() { echo "$PROG: $*" >&2; usage >&2; exit 2; }
+
+out="$KIT/dist/autograder.zip" labs="" timeout=540
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) [ $# -ge 2 ] || usage_error "-o needs a FILE"; out=$2; shift 2 ;;
+	--labs)
+		[[ ${2:-} =~ ^[1-9](,[1-9])*$ ]] || usage_error "--labs: '${2:-}' is not a list like 1,2"
+		labs=$2; shift 2 ;;
+	--timeout)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout: '${2:-}' is not a number of seconds"
+		timeout=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown argument '$1'" ;;
+	esac
+done
+case $out in /*) ;; *) out="$PWD/$out" ;; esac
+
+if command -v zip >/dev/null 2>&1; then
+	zipper=zip
+elif command -v python3 >/dev/null 2>&1; then
+	zipper=python3
+else
+	die "neither zip nor python3 is installed: install zip (sudo apt-get install zip, sudo dnf install zip, brew install zip)"
+fi
+
+cd "$KIT"
+for f in "$HERE/setup.sh" "$HERE/run_autograder" grade.sh Makefile; do
+	[ -f "$f" ] || die "$f is missing"
+done
+mkdir -p "$(dirname "$out")"
+stage=$(mktemp -d "${TMPDIR:-/tmp}/iolab-autograder.XXXXXX")
+tmpzip="$out.tmp.$$"
+trap 'rm -rf "$stage" "$tmpzip"' EXIT
+
+# The kit: sources, grader, reference tables; no build outputs, no results.
+cp -R Makefile README.md handout.md grade.sh common labs tests grading "$stage/"
+rm -rf "$stage/grading/autograder"
+mkdir -p "$stage/plot" "$stage/data"
+cp plot/*.gp "$stage/plot/"
+[ ! -d data/reference ] || cp -R data/reference "$stage/data/"
+find "$stage" \( -name '*.tmp' -o -name '*~' -o -name '.*.swp' -o -name '*.o' \) -type f -delete
+cat >"$stage/autograder.conf" <<-CONF
+	# Written by make autograder; read by run_autograder (the environment overrides it).
+	# IOLAB_LABS: the labs graded (empty: all). IOLAB_TIMEOUT: seconds for the whole grading.
+	IOLAB_LABS=$labs
+	IOLAB_TIMEOUT=$timeout
+	CONF
+cp "$HERE/setup.sh" "$HERE/run_autograder" "$stage/"
+chmod 755 "$stage/setup.sh" "$stage/run_autograder" "$stage/grade.sh"
+
+if [ "$zipper" = zip ]; then
+	(cd "$stage" && zip -q -r -X "$tmpzip" .)
+else
+	python3 - "$stage" "$tmpzip" <<-'PY'
+	import os, sys, zipfile
+	stage, out = sys.argv[1], sys.argv[2]
+	with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+	    for top, dirs, files in os.walk(stage):
+	        dirs.sort()
+	        for name in sorted(dirs) + sorted(files):
+	            path = os.path.join(top, name)
+	            z.write(path, os.path.relpath(path, stage))  # keeps the modes
+	PY
+fi
+mv "$tmpzip" "$out"
+echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): upload it as the assignment's autograder on Gradescope (Ubuntu base image)"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# setup.sh - Gradescope runs this once, as root, on its Ubuntu base image,
+# from /autograder/source (where autograder.zip is unpacked: this file,
+# run_autograder and the iolab kit). It installs what grade.sh needs and
+# builds the kit's reference programs, so that each grading run starts
+# from a ready image.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# gcc, make: build the students' programs and the kit's. bubblewrap: the
+# sandbox grade.sh runs them in (it falls back to limits alone when the
+# container cannot start one). util-linux: prlimit, setpriv. procps: ps.
+# gnuplot-nox, bats: the kit's own make plot and make test, for checking
+# the image by hand. (bash, awk, tar, gzip, coreutils: in every image.)
+apt-get install -y -q --no-install-recommends \
+	gcc libc6-dev make util-linux procps bubblewrap gnuplot-nox bats
+# setpriv is in util-linux on current releases, its own package on older ones.
+command -v setpriv >/dev/null || apt-get install -y -q --no-install-recommends setpriv
+
+chmod +x grade.sh run_autograder
+# The kit's programs are the reference every check compares against.
+make -s all
+echo "setup.sh: iolab autograder ready in $PWD"

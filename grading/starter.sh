@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# grading/starter.sh - makes the students' starter kit from the reference kit.
+#
+# The kit's sources are the reference solutions. The parts that are the
+# students' to write are marked in the C sources (*.c, *.h):
+#
+#	/* BEGIN SOLUTION */
+#	... the reference code ...
+#	/* END SOLUTION */
+#	/* STUB
+#	// TODO: what to write here
+#	not_written("what is missing");
+#	*/
+#
+# Each marker is alone on its line. The STUB block is optional; when there is
+# one, it comes right after END SOLUTION (no line in between) and its lines
+# replace the region in the starter; without one the region is removed. A
+# one-line stub is also fine: /* STUB return -1; */. A STUB cannot hold a
+# /* comment */ (its */ would end the block in the reference): use //.
+# not_written() (common/iolab.h) says what is missing and exits 3. Each stub
+# must keep the starter compiling with -Wall -Wextra -Werror: `(void)x;`
+# for a parameter, variable or static function that only the region used.
+#
+# The starter holds the kit (Makefile, README.md, handout.md, .gitignore,
+# common/, labs/, plot/*.gp, data/reference/, tests/) with every region
+# replaced, and none of the grader's material: grade.sh, grading/ (fixtures,
+# reference answers), the grader's tests (tests/grade*.bats) and this tool's
+# (tests/starter.bats, tests/fixtures/starter/). It is built in a temporary
+# directory, compiled with the kit's default CFLAGS (-Werror), and only then
+# renamed into place: never half a starter.
+set -euo pipefail
+
+KIT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PROG=starter.sh
+
+usage() {
+	cat <<-EOF
+	usage: grading/starter.sh [-o DIR] [--no-build]
+	       grading/starter.sh --strip FILE
+	  -o DIR      where to write the starter kit (default dist/starter, in the kit)
+	  --no-build  do not check that the starter compiles without warnings
+	  --strip FILE
+	              print FILE with its solution regions replaced by their stubs
+	  -h, --help  this help
+	  Marker errors name the file and line; the exit status is then 1.
+	EOF
+}
+
+die() { echo "$PROG: $*" >&2; exit 1; }
+usage_error() { echo "$PROG: $*" >&2; usage >&2; exit 2; }
+
+# The strip itself, in POSIX awk (mawk, gawk, busybox): FILE on stdin-less
+# awk, the stripped text on stdout, "FILE:LINE: message" on stderr and exit
+# status 1 at the first error. -v name=FILE is the name used in messages.
+# States: 0 ordinary code, 1 inside a region, 2 the line right after END
+# SOLUTION (a STUB may open there), 3 inside a STUB block.
+# shellcheck disable=SC2016
+STRIP_AWK='
+function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
+function fail(line, msg) {
+	printf "%s:%d: %s\n", name, line, msg > "/dev/stderr"
+	failed = 1
+	exit 1
+}
+{
+	t = trim($0)
+	begin = t == "/* BEGIN SOLUTION */"
+	end = t == "/* END SOLUTION */"
+	stub = t ~ /^\/\*[ \t]*STUB([^A-Za-z0-9_]|$)/
+	marker = $0 ~ /(BEGIN|END)[ \t]+SOLUTION/ || $0 ~ /\/\*[ \t]*STUB([^A-Za-z0-9_]|$)/
+	if (state == 2) {
+		state = 0
+		if (stub) {
+			if (t == "/* STUB") { state = 3; opened = NR; next }
+			if (t ~ /\*\/$/) {
+				body = t
+				sub(/^\/\*[ \t]*STUB[ \t]*/, "", body)
+				sub(/[ \t]*\*\/$/, "", body)
+				if (index(body, "/*") || index(body, "*/"))
+					fail(NR, "a STUB cannot hold a /* comment */ (its */ ends the STUB): use //")
+				match($0, /^[ \t]*/)
+				print substr($0, 1, RLENGTH) body
+				next
+			}
+			fail(NR, "a STUB block opens with a line holding only \"/* STUB\", or is one line: /* STUB code */")
+		}
+		# no stub: the region is removed, and this line is ordinary code
+	}
+	if (state == 3) {
+		if (t == "*/") { state = 0; next }
+		if (marker)
+			fail(NR, "a solution marker inside the STUB block opened at line " opened)
+		if (index($0, "/*") || index($0, "*/"))
+			fail(NR, "a STUB block cannot hold a /* comment */ (its */ ends the STUB): use //")
+		print
+		next
+	}
+	if (state == 1) {
+		if (begin)
+			fail(NR, "nested BEGIN SOLUTION: the region opened at line " opened " is not closed")
+		if (end) { state = 2; next }
+		if (stub)
+			fail(NR, "STUB inside the solution region opened at line " opened " (a STUB goes right after END SOLUTION)")
+		if (marker)
+			fail(NR, "malformed solution marker: a marker is alone on its line, exactly /* END SOLUTION */")
+		next
+	}
+	if (begin) { state = 1; opened = NR; next }
+	if (end)
+		fail(NR, "END SOLUTION without a BEGIN SOLUTION")
+	if (stub)
+		fail(NR, "STUB block not right after an END SOLUTION")
+	if (marker)
+		fail(NR, "malformed solution marker: a marker is alone on its line, exactly /* BEGIN SOLUTION */ or /* END SOLUTION */")
+	print
+}
+END {
+	if (failed)
+		exit 1
+	if (state == 1)
+		fail(opened, "BEGIN SOLUTION never closed: no END SOLUTION before the end of the file")
+	if (state == 3)
+		fail(opened, "STUB block never closed: no line holding only */ before the end of the file")
+}'
+
+# strip FILE NAME: FILE stripped on stdout; NAME is how messages name it.
+strip() {
+	awk -v name="$2" "$STRIP_AWK" "$1"
+}
+
+# What goes into the starter, relative to the kit. tests/ loses the
+# grader's tests and this tool's below.
+KIT_ITEMS=(Makefile README.md handout.md .gitignore common labs tests)
+NOT_FOR_STUDENTS=(tests/grade*.bats tests/starter.bats tests/fixtures/starter)
+
+# looks_like_starter DIR: DIR is a starter this tool made, safe to replace.
+looks_like_starter() {
+	[ -f "$1/Makefile" ] && [ -d "$1/labs" ] && [ ! -e "$1/grade.sh" ] && [ ! -d "$1/grading" ]
+}
+
+make_starter() {
+	local out=$1 build=$2 parent tmp rel errors=0 regions=0 left
+	case $out in /*) ;; *) out="$PWD/$out" ;; esac
+	parent=$(dirname "$out")
+	cd "$KIT"
+	[ "$(cd "$parent" 2>/dev/null && pwd)/$(basename "$out")" != "$KIT" ] || die "-o: $out is the kit itself"
+	if [ -e "$out" ] && ! looks_like_starter "$out"; then
+		die "$out exists and is not a starter kit (it has no Makefile and labs/, or has grade.sh): remove it or choose another -o"
+	fi
+	mkdir -p "$parent"
+	tmp=$(mktemp -d "$parent/.starter.XXXXXX") || die "cannot make a temporary directory in $parent"
+	chmod "$(umask -S)" "$tmp"	# mktemp's 700 would stay on the starter
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp' '$tmp.old'" EXIT
+
+	local item
+	for item in "${KIT_ITEMS[@]}"; do
+		[ -e "$item" ] || die "$KIT/$item is missing"
+		cp -R "$item" "$tmp/"
+	done
+	mkdir -p "$tmp/plot" "$tmp/data"
+	cp plot/*.gp "$tmp/plot/"
+	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
+	(cd "$tmp" && rm -rf "${NOT_FOR_STUDENTS[@]}")
+	# The README's last section is for instructors, about tools students do
+	# not get: the starter's README ends before it.
+	awk '/^## For instructors/ { exit } !/#for-instructors/' README.md >"$tmp/README.md"
+	rmdir "$tmp/tests/fixtures" 2>/dev/null || true
+	# editor and build leftovers
+	find "$tmp" \( -name '*.tmp' -o -name '*~' -o -name '.*.swp' -o -name '*.o' \) -type f -delete
+
+	# Every C source and header, stripped from the kit's own copy, so that
+	# messages name the kit's files and lines.
+	while IFS= read -r rel; do
+		rel=${rel#./}
+		if ! strip "$KIT/$rel" "$rel" >"$tmp/$rel"; then
+			errors=$((errors + 1))
+		fi
+		regions=$((regions + $(grep -cE '^[[:space:]]*/\* BEGIN SOLUTION \*/[[:space:]]*$' "$KIT/$rel" || true)))
+	done < <(cd "$tmp" && find . -type f \( -name '*.c' -o -name '*.h' \) | sort)
+	[ "$errors" -eq 0 ] || die "$errors file(s) with marker errors (above): no starter written"
+	left=$(cd "$tmp" && grep -rlE '(BEGIN|END)[[:space:]]+SOLUTION|/\*[[:space:]]*STUB' \
+		--include='*.c' --include='*.h' --include='*.sh' --include=Makefile . || true)
+	[ -z "$left" ] || die "solution markers left in: $left"
+
+	if [ "$build" -eq 1 ]; then
+		echo "$PROG: compiling the starter (the kit's CFLAGS, -Werror) ..."
+		if ! env -u CFLAGS make -C "$tmp" -s --no-print-directory all >"$tmp.log" 2>&1; then
+			sed "s|$tmp/||g" "$tmp.log" >&2
+			rm -f "$tmp.log"
+			die "the starter does not compile: fix the STUB blocks named above (no starter written)"
+		fi
+		rm -f "$tmp.log"
+		rm -rf "${tmp:?}/bin" "${tmp:?}/build"
+	fi
+
+	if [ -e "$out" ]; then
+		mv "$out" "$tmp.old"
+	fi
+	mv "$tmp" "$out"
+	rm -rf "$tmp.old"
+	echo "wrote $out: the kit with $regions solution regions replaced by their stubs, without grade.sh and grading/"
+}
+
+main() {
+	local out="$KIT/dist/starter" build=1 strip_file=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-o) [ $# -ge 2 ] || usage_error "-o needs a DIR"; out=$2; shift 2 ;;
+		--no-build) build=0; shift ;;
+		--strip) [ $# -ge 2 ] || usage_error "--strip needs a FILE"; strip_file=$2; shift 2 ;;
+		-h | --help) usage; exit 0 ;;
+		*) usage_error "unknown argument '$1'" ;;
+		esac
+	done
+	if [ -n "$strip_file" ]; then
+		[ -f "$strip_file" ] || die "$strip_file: no such file"
+		strip "$strip_file" "$strip_file"
+		return
+	fi
+	make_starter "$out" "$build"
+}
+
+main "$@"

@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# grade.sh on Lab 5: full marks for the reference, and each broken copy of
+# it loses exactly the checks its defect concerns.
+
+load helpers
+
+# One batch run grades the reference and every broken copy; the tests read
+# its reports.
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	# A student's kit with Lab 5 done at tiny scale: results, figures, answers.
+	mkdir -p kit/data subs unpacked
+	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
+	cp -R "$ROOT/data/reference" kit/data/	# lab5-random.gp draws the source's figure
+	rm -f kit/plot/*.png
+	# its own build, so that the data come from the sources handed in
+	make -s -C kit bin/iopattern >/dev/null
+	SCALE=tiny bash kit/labs/5-patterns/lab5.sh >/dev/null
+	(cd kit && for gp in plot/lab5-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
+	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
+	(cd kit && LABS=5 bash common/handin.sh) >handin.log
+	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
+	tar -xzf subs/reference.tar.gz -C unpacked
+
+	# Broken copies, as directories, each with one defect in its program
+	# and at most one in its data, which different checks catch (fewer
+	# submissions, a shorter test). broken NAME FILE COMMAND... runs COMMAND
+	# on FILE of the copy NAME (made from the reference if need be), and
+	# fails unless it changed the file, so that no copy is unbroken.
+	broken() {
+		local name=$1 file=$2
+		shift 2
+		[ -d "subs/$name" ] || cp -R unpacked/iolab-handin "subs/$name"
+		"$@" <"unpacked/iolab-handin/$file" >"subs/$name/$file"
+		if cmp -s "unpacked/iolab-handin/$file" "subs/$name/$file"; then
+			echo "broken $name: $file unchanged" >&2
+			return 1
+		fi
+	}
+	local src=labs/5-patterns/iopattern.c csv=data/lab5.csv
+	# stride offsets a whole I/O apart instead of a stride apart
+	broken stride-copies $src sed 's/: (i % slots) \* c->stride;/: (i % slots) * c->io;/'
+	# every trial a copy of the run's first: fabricated repetitions
+	broken stride-copies $csv awk -F, -v OFS=, '
+		NR > 1 && $12 == 1 { for (i = 13; i <= 22; i++) first[i] = $i }
+		NR > 1 { for (i = 13; i <= 22; i++) $i = first[i] } 1'
+	# an existing FILE is registered for removal before it is refused
+	broken clobber-fsync $src sed 's/if (lstat(c->path, &st) == 0)/if (lstat(c->path, \&st) == 0 \&\& 0)/'
+	# an fsync per 4 KiB write 1000 times faster, its rows kept consistent
+	broken clobber-fsync $csv awk -F, -v OFS=, '
+		$1 == "write-size" && $2 == "fsync-each" && $5 == 4096 {
+			$15 = sprintf("%.9f", $15 / 1000)
+			for (i = 17; i <= 19; i++) $i *= 1000
+			for (i = 23; i <= 26; i++) $i *= 1000 } 1'
+	# each trial skips its last I/O but reports it
+	broken skip-last $src sed 's/for (uint64_t i = 0; i < c->ios; i++) {/for (uint64_t i = 0; i + 1 < c->ios; i++) {/'
+	# --cold never returns
+	broken hang-cold $src sed 's/^\tif (fdatasync(fd) != 0)$/\tfor (volatile int spin = 0;; spin++)\n\t\t;\n&/'
+
+	"$ROOT/grade.sh" --batch subs -j 2 --labs 5 >batch.log 2>&1
+}
+
+# failed NAME: the titles of the checks submission NAME failed, one a line.
+# The report's FAIL lines go to stderr, which bats shows when a test fails.
+failed() {
+	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
+	sed -n 's/^\(lab5\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
+}
+
+# lost NAME: the checks NAME failed that the reference passed, joined by '|'.
+lost() {
+	failed "$1" | grep -vxF -f <(failed reference) | tr '\n' '|'
+}
+
+# points NAME: the score from its last line.
+points() {
+	sed -n 's/^Score: \([0-9]*\)\/.*/\1/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
+}
+
+@test "grade.sh --labs 5: the reference submission scores full marks" {
+	max=$("$ROOT/grade.sh" --list --labs 5 | awk -F'\t' '{ s += $2 } END { print s }')
+	[ -z "$(failed reference)" ]
+	[ "$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/subs/reference.txt")" = "$max/$max" ]
+}
+
+@test "grade.sh lab 5: wrong stride offsets and trials copied from the first are caught" {
+	[ "$(lost stride-copies)" = "iopattern: --print-offsets as the kit's for seq, stride and random|data/lab5.csv: six experiments, consistent rows, 3+ real trials|" ]
+	grep -q "reproduce: bin/iopattern --op read --pattern stride" "$BATS_FILE_TMPDIR/subs/stride-copies.txt"
+	grep -q "not measured" "$BATS_FILE_TMPDIR/subs/stride-copies.txt"
+	[ "$(points stride-copies)" -eq $(($(points reference) - 5)) ]
+}
+
+@test "grade.sh lab 5: a trial that skips an I/O is caught by the bytes it moved" {
+	[ "$(lost skip-last)" = "iopattern: CSV rows, statistics and bytes moved as the kit's|" ]
+	grep -q "(/proc/PID/io), the kit's" "$BATS_FILE_TMPDIR/subs/skip-last.txt"
+	[ "$(points skip-last)" -eq $(($(points reference) - 3)) ]
+}
+
+@test "grade.sh lab 5: a hang in --cold fails its check by the timeout, and grading goes on" {
+	[ "$(lost hang-cold)" = "iopattern: --cold and --direct as the kit's on this file system|" ]
+	grep -q "iopattern did not finish in time (killed)" "$BATS_FILE_TMPDIR/subs/hang-cold.txt"
+	[ "$(points hang-cold)" -eq $(($(points reference) - 2)) ]
+}
+
+@test "grade.sh lab 5: removing an existing FILE, and an fsync faster than a cached write on a disk" {
+	expected="iopattern: -h, usage errors, an existing FILE, O_DIRECT alignment|"
+	# The trend is checked only where a device is under the scratch
+	# directory: on a tmpfs an fsync costs nothing.
+	if [ "$(awk -F, '$1 == "read-size" && $2 == "cold" { print $22 }' "$BATS_FILE_TMPDIR/kit/data/lab5.csv" | sort -u)" = "0.0" ]; then
+		expected+="data/lab5.csv: cache, O_DIRECT and fsync trends where a device is underneath|"
+		grep -q "is not 3x fsync-each" "$BATS_FILE_TMPDIR/subs/clobber-fsync.txt"
+	fi
+	[ "$(lost clobber-fsync)" = "$expected" ]
+	grep -q "reproduce: echo precious >keep.dat" "$BATS_FILE_TMPDIR/subs/clobber-fsync.txt"
+}

@@ -1,0 +1,330 @@
+#!/usr/bin/env bats
+# The instructor's workflow: grading/starter.sh strips solution regions,
+# `make starter` makes a students' kit that compiles, tells what is still to
+# write and grades low without errors; `make autograder` makes a Gradescope
+# zip whose run_autograder grades a handin in a fake /autograder tree.
+
+load helpers
+
+FIX="$ROOT/tests/fixtures/starter"
+
+# make starter and make autograder run once, into this file's directory,
+# with a Lab 1 handin of the reference kit for the autograder to grade.
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	make -s -C "$ROOT" starter DIST="$BATS_FILE_TMPDIR/dist" >starter.log 2>&1 || { cat starter.log >&2; return 1; }
+	make -s -C "$ROOT" autograder DIST="$BATS_FILE_TMPDIR/dist" GRADE_LABS=1 >autograder.log 2>&1 ||
+		{ cat autograder.log >&2; return 1; }
+
+	# The reference kit with Lab 1 done at tiny scale, handed in.
+	mkdir -p kit/data
+	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
+	rm -f kit/plot/*.png
+	DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$ROOT/labs/1-interleave/lab1.sh" >/dev/null
+	(cd kit && for gp in plot/lab1-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
+	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
+	(cd kit && LABS=1 bash common/handin.sh) >handin.log
+}
+
+STARTER() { echo "$BATS_FILE_TMPDIR/dist/starter"; }
+
+# strip_fails FIXTURE LINE TEXT: the strip refuses FIXTURE, naming its LINE.
+strip_fails() {
+	run bash "$ROOT/grading/starter.sh" --strip "$FIX/$1"
+	[ "$status" -eq 1 ] || { echo "status $status: $output"; return 1; }
+	[[ $output == *"$FIX/$1:$2: "*"$3"* ]] || { echo "not '$1:$2: ...$3...': $output"; return 1; }
+}
+
+# zipped ZIP list | cat NAME | modes NAME... | extract DIR: unzip, or python3.
+zipped() {
+	local zip=$1 what=$2
+	shift 2
+	if command -v unzip >/dev/null; then
+		case $what in
+		list) unzip -Z1 "$zip" ;;
+		cat) unzip -p "$zip" "$1" ;;
+		modes) unzip -Z "$zip" "$@" | cut -c1-10 ;;
+		extract) unzip -q "$zip" -d "$1" ;;
+		esac
+		return
+	fi
+	python3 - "$zip" "$what" "$@" <<-'PY'
+	import os, stat, sys, zipfile
+	z = zipfile.ZipFile(sys.argv[1])
+	what, args = sys.argv[2], sys.argv[3:]
+	if what == "list":
+	    print("\n".join(z.namelist()))
+	elif what == "cat":
+	    sys.stdout.buffer.write(z.read(args[0]))
+	elif what == "modes":
+	    for name in args:
+	        print(stat.filemode(z.getinfo(name).external_attr >> 16))
+	else:
+	    for info in z.infolist():
+	        path = z.extract(info, args[0])
+	        if info.external_attr >> 16:
+	            os.chmod(path, (info.external_attr >> 16) & 0o7777)
+	PY
+}
+
+# fake_autograder: a fake /autograder in $BATS_FILE_TMPDIR/ag, the zip
+# unpacked in source/ (once: the first grading builds the kit there), with
+# an empty submission/ and no results/; the test then stands in its parent.
+fake_autograder() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	if [ ! -d ag/source ]; then
+		mkdir -p ag/source
+		zipped "$BATS_FILE_TMPDIR/dist/autograder.zip" extract ag/source
+		# setup.sh builds the kit there; the kit's own build is the same one
+		make -s -C "$ROOT" all
+		cp -Rp "$ROOT/bin" "$ROOT/build" ag/source/
+	fi
+	rm -rf ag/submission ag/results
+	mkdir ag/submission
+}
+
+# results_json FILE MAX: Gradescope's fields, the score the sum of the tests'.
+results_json() {
+	command -v python3 >/dev/null || { grep -q '"score": ' "$1"; return; }
+	python3 - "$1" "$2" <<-'PY'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert isinstance(r["score"], (int, float)) and isinstance(r["output"], str), r
+	assert sum(t["score"] for t in r["tests"]) == r["score"], r["score"]
+	for t in r["tests"]:
+	    assert set(t) == {"name", "score", "max_score", "status", "output", "visibility"}, t
+	    assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed"), t
+	if sys.argv[2] != "-":
+	    assert r["score"] == int(sys.argv[2]), (r["score"], sys.argv[2])
+	    assert sum(t["max_score"] for t in r["tests"]) == int(sys.argv[2])
+	PY
+}
+
+# failing_json FILE TEXT: a score of 0, no tests, an output saying TEXT.
+failing_json() {
+	grep -q '"score": 0,' "$1" || { cat "$1"; return 1; }
+	grep -q "$2" "$1" || { echo "no '$2' in:"; cat "$1"; return 1; }
+	command -v python3 >/dev/null || return 0
+	python3 -c "import json, sys; r = json.load(open(sys.argv[1])); assert r['score'] == 0 and r['tests'] == []" "$1"
+}
+
+@test "strip: a stub replaces its region, a region without one is removed" {
+	run bash "$ROOT/grading/starter.sh" --strip "$FIX/regions.c"
+	[ "$status" -eq 0 ]
+	diff "$FIX/regions.expected" - <<<"$output"
+}
+
+@test "strip: the stripped code compiles without warnings and its stub says what is not written" {
+	bash "$ROOT/grading/starter.sh" --strip "$FIX/regions.c" >regions.c
+	cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -o regions regions.c
+	status=0
+	./regions >out.txt 2>err.txt || status=$?
+	[ "$status" -eq 3 ]
+	[ "$(cat out.txt)" = 0 ]	# twice()'s stub returns 0
+	[ "$(cat err.txt)" = "regions: not written yet: square() (see regions.c)" ]
+	# and the reference runs its solution
+	cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -o reference "$FIX/regions.c"
+	run ./reference
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'solution only\n4')" ]
+}
+
+@test "strip: nested markers are refused, naming file and line" {
+	strip_fails nested.c 5 "nested BEGIN SOLUTION: the region opened at line 3 is not closed"
+}
+
+@test "strip: an unclosed region is refused, naming file and line" {
+	strip_fails unclosed.c 5 "BEGIN SOLUTION never closed"
+	strip_fails unclosed-stub.c 6 "STUB block never closed"
+}
+
+@test "strip: unmatched and misplaced markers are refused, naming file and line" {
+	strip_fails stray-end.c 4 "END SOLUTION without a BEGIN SOLUTION"
+	strip_fails late-stub.c 7 "STUB block not right after an END SOLUTION"
+	strip_fails comment-in-stub.c 7 "cannot hold a /* comment */"
+	strip_fails inline-marker.c 3 "a marker is alone on its line"
+}
+
+@test "make starter: a marker error stops it, naming file and line, and the previous starter stays" {
+	# a copy of the kit's sources with one region left open
+	mkdir kit
+	cp -R "$ROOT/Makefile" "$ROOT/README.md" "$ROOT/handout.md" "$ROOT/.gitignore" \
+		"$ROOT/common" "$ROOT/labs" "$ROOT/tests" "$ROOT/plot" "$ROOT/grading" kit/
+	printf '/* BEGIN SOLUTION */\nint unfinished;\n' >>kit/labs/1-interleave/writer.c
+	line=$(wc -l <kit/labs/1-interleave/writer.c)
+	mkdir -p out/starter/labs
+	touch out/starter/Makefile out/starter/previous
+	run bash kit/grading/starter.sh -o out/starter
+	[ "$status" -eq 1 ]
+	[[ $output == *"labs/1-interleave/writer.c:$((line - 1)): BEGIN SOLUTION never closed"* ]]
+	[[ $output == *"no starter written"* ]]
+	[ -e out/starter/previous ]
+	[ "$(ls -A out)" = starter ]	# no temporary directory left behind
+	# and it will not replace a directory that is not a starter
+	run bash kit/grading/starter.sh -o kit/labs
+	[ "$status" -eq 1 ]
+	[[ $output == *"is not a starter kit"* ]]
+}
+
+@test "make starter: the kit for students, without the grader" {
+	s=$(STARTER)
+	grep -q "wrote $s: the kit with [1-9][0-9]* solution regions replaced" "$BATS_FILE_TMPDIR/starter.log"
+	for f in Makefile README.md handout.md .gitignore common/iolab.h labs/1-interleave/lab1.sh \
+		labs/5-patterns/iopattern.c plot/lab1-runs.gp data/reference tests/run.sh tests/helpers.bash \
+		tests/launch.bats tests/unit/test-common.c; do
+		[ -e "$s/$f" ] || { echo "missing: $f"; return 1; }
+	done
+	for f in grade.sh grading tests/grade.bats tests/starter.bats tests/fixtures/starter bin build dist scratch; do
+		[ ! -e "$s/$f" ] || { echo "should not be there: $f"; return 1; }
+	done
+	[ -z "$(find "$s" -name 'grade*.bats' -o -name '*.png' -o -name '*.csv' ! -path '*/data/reference/*' -o -name '*.tmp')" ]
+	# every lab program of the kit is there
+	diff <(cd "$ROOT" && ls labs/*/*.c) <(cd "$s" && ls labs/*/*.c)
+	# the starter's Makefile knows it cannot make a starter
+	run make -C "$s" starter
+	[ "$status" -ne 0 ]
+	[[ $output == *"this is the students' kit"* ]]
+}
+
+@test "make starter: no solution text is left" {
+	s=$(STARTER)
+	# no marker in any code (the .md files may describe them)
+	run grep -rlE '(BEGIN|END)[[:space:]]+SOLUTION|/\*[[:space:]]*STUB' --exclude='*.md' "$s"
+	[ "$status" -eq 1 ]
+	# distinctive lines of each region
+	absent() {
+		local file=$1 line
+		shift
+		for line in "$@"; do
+			grep -qF -- "$line" "$ROOT/$file" || { echo "$file: not in the reference: $line"; return 1; }
+			! grep -qF -- "$line" "$s/$file" || { echo "$file: solution left: $line"; return 1; }
+		done
+	}
+	absent labs/1-interleave/launch.c 'if (pipe(gate) != 0)' 'while (read(gate[0], &byte, 1) < 0' \
+		'close(gate[1]);' 'wait4(-1, &status, 0, &ru)' '.user_s = tv_s(ru.ru_utime),'
+	absent labs/3-threads/fillcopy.c '*to = k == n - 1 ? total : *from + total / n;' \
+		'memcpy(buf + i, &v, end - i);' 'rng_seed(&workers[k].rng, k + 1);'
+	absent labs/4-writers/pwriters.c 'size_t num = queue.taken++;' \
+		'pthread_cond_wait(&queue.nonempty, &queue.lock);' 'queue.posted++;' 'queue.closed = 1;'
+	absent labs/5-patterns/iopattern.c ': (i % slots) * c->stride;' 'rng_below(r, slots) * c->io' \
+		'*offset = stx.stx_dio_offset_align;' 'if (c.io % align != 0)'
+	# and, in any marked file, every line of a region found nowhere else in
+	# the reference (a line of 10 characters or more)
+	for src in $(cd "$ROOT" && grep -rlE '^[[:space:]]*/\* BEGIN SOLUTION \*/' --include='*.c' --include='*.h' common labs); do
+		awk '{ t = $0; gsub(/^[ \t]+|[ \t]+$/, "", t) }
+			t == "/* BEGIN SOLUTION */" { inside = 1; next }
+			t == "/* END SOLUTION */" { inside = 0; next }
+			inside && length(t) >= 10 { region[t] = 1; next }
+			{ outside[t] = 1 }
+			END { for (t in region) if (!(t in outside)) print t }' "$ROOT/$src" >solution.txt
+		[ -s solution.txt ] || { echo "$src: no solution line found"; return 1; }
+		sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$s/$src" | grep -Fxf solution.txt && {
+			echo "$src: solution lines left in the starter"; return 1; }
+		true
+	done
+}
+
+@test "make starter: the starter compiles with no warnings (-Werror)" {
+	run env -u CFLAGS make -C "$(STARTER)" all
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *warning* ]]
+	[[ $output == *-Werror* ]]
+	[ -x "$(STARTER)/bin/launch" ] && [ -x "$(STARTER)/bin/iopattern" ]
+}
+
+@test "make starter: its make labs runs every lab and names the programs still to write" {
+	s=$(STARTER)
+	# the starter's own programs and data/ (not the suite's $BIN)
+	run env -u BIN -u DATA make -C "$s" labs SCALE=tiny SCRATCH="$BATS_TEST_TMPDIR/scratch"
+	[ "$status" -ne 0 ]
+	for lab in "$s"/labs/*/lab[0-9].sh; do
+		lab=$(basename "$lab" .sh)
+		[[ $output == *"== Lab ${lab#lab}"* ]] || { echo "$lab did not run"; return 1; }
+	done
+	[[ $output == *"launch: not written yet: "*"(see labs/1-interleave/launch.c)"* ]]
+	[[ $output == *"fillcopy: not written yet: "*"(see labs/3-threads/fillcopy.c)"* ]]
+	[[ $output == *"pwriters: not written yet: "*"(see labs/4-writers/pwriters.c)"* ]]
+	[[ $output == *"iopattern: not written yet: "*"(see labs/5-patterns/iopattern.c)"* ]]
+	[[ $output == *"== Labs that did not finish:"* ]]
+	[[ $output == *"still to write (not_written() is still called in):"*"labs/1-interleave/launch.c"*"labs/5-patterns/iopattern.c"* ]]
+	[[ $output == *"== Summary"* ]]
+	[[ $output != *"Segmentation fault"* && $output != *"core dumped"* && $output != *Aborted* ]]
+	# the programs exit 3, not by a signal
+	run "$s/bin/launch" true
+	[ "$status" -eq 3 ]
+	[ "$(grep -v '^trial ' <<<"$output")" = "launch: not written yet: run_trial(): the start barrier (see labs/1-interleave/launch.c)" ]
+	run "$s/bin/pwriters" --strategy pool:4 -d "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c 'not written yet' <<<"$output")" -eq 1 ]	# one message, whichever thread got there first
+	[ -z "$(find "$BATS_TEST_TMPDIR" -name 'pwriters.*')" ]
+}
+
+@test "grade.sh on the starter: a low score, exit 0, no grader error" {
+	run "$ROOT/grade.sh" --labs 1 "$(STARTER)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *"grade.sh: "* ]]
+	# it builds, but launch is not written and there are no results
+	[[ $output == *"lab1: build launch: PASS"* ]]
+	[[ $output == *"lab1: launch: concurrent start, -r, -f, times and rusage: FAIL"* ]]
+	[[ $output == *"not written yet"* ]]
+	[[ $output == *"data/lab1.csv: plausible values, 3+ real trials: FAIL"* ]]
+	score=$(sed -n 's/^Score: \([0-9]*\)\/[0-9]*$/\1/p' <<<"$output")
+	max=$("$ROOT/grade.sh" --list --labs 1 | awk -F'\t' '{ s += $2 } END { print s }')
+	[ -n "$score" ] && [ "$score" -lt "$max" ]
+	[ "$(sed -n 's/^Score: //p' <<<"$output")" = "$score/$max" ]
+}
+
+@test "make autograder: Gradescope's layout, setup.sh and run_autograder at the top" {
+	zip="$BATS_FILE_TMPDIR/dist/autograder.zip"
+	run zipped "$zip" list
+	[ "$status" -eq 0 ]
+	for f in setup.sh run_autograder autograder.conf grade.sh Makefile common/iolab.h grading/lab1.sh \
+		grading/answers/lab1.md labs/1-interleave/launch.c tests/unit/test-common.c; do
+		grep -qx "$f" <<<"$output" || { echo "missing: $f"; return 1; }
+	done
+	if grep -E '^(bin|build|dist|scratch)/|^data/[^/]*\.csv$|\.png$|^grading/autograder/' <<<"$output"; then
+		return 1
+	fi
+	# the reference sources, regions and all
+	zipped "$zip" cat labs/1-interleave/launch.c | cmp - "$ROOT/labs/1-interleave/launch.c"
+	zipped "$zip" cat autograder.conf | grep -qx 'IOLAB_LABS=1'
+	[ "$(zipped "$zip" modes run_autograder setup.sh grade.sh | grep -c '^-rwx')" -eq 3 ]
+	bash -n "$ROOT/grading/autograder/setup.sh"
+}
+
+@test "run_autograder: a handin in a fake /autograder gives a full results.json" {
+	fake_autograder
+	cp kit/iolab-handin.tar.gz ag/submission/
+	run env AUTOGRADER_ROOT="$PWD/ag" ag/source/run_autograder
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -s ag/results/results.json ]
+	max=$("$ROOT/grade.sh" --list --labs 1 | awk -F'\t' '{ s += $2 } END { print s }')
+	results_json ag/results/results.json "$max"
+	grep -q '"name": "lab1: build launch"' ag/results/results.json
+	[[ $output == *"Score: $max/$max"* ]]
+}
+
+@test "run_autograder: garbage, nothing, or a grading that breaks still give a failing results.json" {
+	fake_autograder
+	head -c 3000 /dev/urandom >ag/submission/iolab-handin.tar.gz
+	AUTOGRADER_ROOT="$PWD/ag" ag/source/run_autograder
+	failing_json ag/results/results.json "not a readable .tar.gz"
+
+	rm ag/submission/*
+	AUTOGRADER_ROOT=ag ag/source/run_autograder	# a relative root works too
+	failing_json ag/results/results.json "No submission found"
+
+	# grade.sh killed half way: run_autograder writes the result itself
+	cp kit/iolab-handin.tar.gz ag/submission/
+	AUTOGRADER_ROOT="$PWD/ag" IOLAB_TIMEOUT=2 ag/source/run_autograder
+	failing_json ag/results/results.json "did not finish in 2 s"
+}
+
+@test "starter and autograder: shellcheck finds nothing" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	shellcheck -S warning "$ROOT/grading/starter.sh" "$ROOT"/grading/autograder/*.sh \
+		"$ROOT/grading/autograder/run_autograder"
+}
