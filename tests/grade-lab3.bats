@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# grade.sh on Lab 3: full marks for a tiny-scale reference submission, and
+# exactly the right checks lost by broken copies of it: a fillcopy that
+# writes other bytes and a membw that prints a row too few, a fillcopy that
+# hangs, one that is slow, and made-up results.
+
+load helpers
+
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	# A student's kit with Lab 3 done at tiny scale: results, figures, answers.
+	mkdir kit subs
+	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
+	mkdir kit/data
+	cp -R "$ROOT/data/reference" kit/data/
+	rm -f kit/plot/*.png
+	DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$ROOT/labs/3-threads/lab3.sh" >/dev/null
+	(cd kit && for gp in plot/lab3-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
+	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
+	(cd kit && LABS=3 bash common/handin.sh) >handin.log
+	mkdir unpacked
+	tar -xzf kit/iolab-handin.tar.gz -C unpacked
+	local ref=unpacked/iolab-handin lab3=labs/3-threads
+	cp -R "$ref" subs/reference
+	variant() { cp -R "$ref" "subs/$1"; }
+	# changed NAME FILE: the edit above took: FILE of NAME is not the reference's.
+	changed() { ! cmp -s "$ref/$2" "subs/$1/$2" || { echo "the $1 edit did not apply to $2" >&2; return 1; }; }
+
+	# Thread K seeds its generator with K + 2: self-consistent, so --verify
+	# passes, but no file holds the kit's slice; and membw a row too few.
+	variant wrong-output
+	sed -i 's/rng_seed(&workers\[k\].rng, k + 1);/rng_seed(\&workers[k].rng, k + 2);/' subs/wrong-output/$lab3/fillcopy.c
+	changed wrong-output $lab3/fillcopy.c
+	sed -i 's/r <= reps; r++/r < reps; r++/' subs/wrong-output/$lab3/membw.c
+	changed wrong-output $lab3/membw.c
+	# --corrupt never ends.
+	variant hang-corrupt
+	sed -i '/^static void corrupt(size_t k)$/,/^}/s/^\tsize_t from, to;$/&\n\n\tfor (volatile int spin = 0;; spin++)\n\t\t;/' subs/hang-corrupt/$lab3/fillcopy.c
+	changed hang-corrupt $lab3/fillcopy.c
+	# The fill counts to 10 for every byte before filling: same bytes, slow.
+	variant slow-fill
+	sed -i 's/^\tsize_t i = w->from, end = w->to;$/&\n\n\tfor (volatile size_t spin = 0; spin < 10 * (end - i); spin++)\n\t\t;/' subs/slow-fill/$lab3/fillcopy.c
+	changed slow-fill $lab3/fillcopy.c
+	# Made-up results: every plain memcpy took 1 ms; the rand() fill at 2
+	# threads took the CPU time of 1 thread's, in a quarter of its elapsed
+	# time (the 1-thread row of a trial comes first; mib_s computed to match).
+	variant fabricated
+	awk -F, -v OFS=, 'NR > 1 { $4 = "0.001000"; $5 = sprintf("%.1f", $2 / 1048576 / 0.001) } 1' \
+		$ref/data/lab3-memcpy.csv >subs/fabricated/data/lab3-memcpy.csv
+	awk -F, -v OFS=, '$5 == "rand" && $7 == 1 && $9 == "fill" && $2 == 1 { cpu = $11 }
+		$5 == "rand" && $7 == 1 && $9 == "fill" && $2 == 2 {
+			$11 = cpu; $10 = sprintf("%.6f", cpu / 4); $12 = sprintf("%.1f", $3 / 1048576 / $10) } 1' \
+		$ref/data/lab3.csv >subs/fabricated/data/lab3.csv
+	changed fabricated data/lab3.csv
+
+	"$ROOT/grade.sh" --batch subs -j 2 --labs 3 >batch.log 2>&1
+}
+
+# failed NAME: the titles of the checks submission NAME failed, one a line.
+# The report's FAIL lines go to stderr, which bats shows when a test fails.
+failed() {
+	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
+	sed -n 's/^\(lab3\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
+}
+
+# lost NAME: the points submission NAME lost.
+lost() {
+	sed -n 's/^Score: \([0-9]*\)\/\([0-9]*\)$/\2 \1/p' "$BATS_FILE_TMPDIR/subs/$1.txt" | awk '{ print $1 - $2 }'
+}
+
+@test "grade-lab3: the tiny-scale reference submission scores full marks" {
+	[ -z "$(failed reference)" ]
+	[ "$(lost reference)" -eq 0 ]
+	# every Lab 3 check ran, and the machine description
+	[ "$(grep -c '^\(lab3\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/subs/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 3 | wc -l)" ]
+}
+
+@test "grade-lab3: other bytes in the files, a row too few from membw: the slices and membw checks" {
+	[ "$(failed wrong-output | tr '\n' '|')" = "fillcopy: file K holds slice K of the kit's buffer, exact sizes|membw: --csv rows, exit codes|" ]
+	grep -q "is not slice 0 of the buffer" "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
+	grep -q "reproduce: mkdir d; bin/fillcopy -s " "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
+	grep -q "reproduce: bin/membw -s [0-9]* -r [0-9]* --csv" "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
+	[ "$(lost wrong-output)" -eq 5 ]
+}
+
+@test "grade-lab3: a fillcopy that hangs fails by the timeout, and grading goes on" {
+	[ "$(failed hang-corrupt)" = "fillcopy: --verify catches --corrupt; no files left behind" ]
+	grep -q "fillcopy did not finish in time (killed)" "$BATS_FILE_TMPDIR/subs/hang-corrupt.txt"
+	[ "$(lost hang-corrupt)" -eq 2 ]
+}
+
+@test "grade-lab3: a slow fill loses the speed check only" {
+	[ "$(failed slow-fill)" = "fillcopy: fill and copy speed within 3x the kit's" ]
+	grep -q "slower than 3x the kit's" "$BATS_FILE_TMPDIR/subs/slow-fill.txt"
+	[ "$(lost slow-fill)" -eq 2 ]
+}
+
+@test "grade-lab3: made-up results are caught: constant timings, a rand() that scales" {
+	[ "$(failed fabricated | tr '\n' '|')" = "data/lab3*.csv: every configuration, plausible values, 3+ real trials|data/lab3.csv: rand() slow and not faster with 2 threads, --prefault removes the faults|" ]
+	grep -q "every copy took exactly 0.001000 s: not measured" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
+	grep -q "rand() has one lock" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
+	[ "$(lost fabricated)" -eq 4 ]
+}
