@@ -162,6 +162,29 @@ built() {
 	done
 }
 
+# Random inputs, drawn anew in every grading run so that no answer can be
+# written into a program in advance.
+#   random_between LO HI: a whole number;  random_char: an upper-case letter
+random_between() { echo $(($1 + (RANDOM * 32768 + RANDOM) % ($2 - $1 + 1))); }
+random_char() { printf "\\$(printf '%03o' $((67 + RANDOM % 24)))"; }
+
+# lines_of CHAR N: N lines holding CHAR, as the writers of Labs 1 and 2 write them.
+lines_of() { awk -v c="$1" -v n="$2" 'BEGIN { for (i = 0; i < n; i++) print c }'; }
+
+# usage_refused PROG ARGS...: the student's PROG rejects ARGS as a usage
+# error: exit 2, with the usage on stderr.
+usage_refused() {
+	local prog=$1 status
+	shift
+	student 5 "$prog" "$@" >/dev/null 2>err.txt
+	status=$?
+	[ $status -eq 2 ] && grep -q 'usage:' err.txt && return 0
+	timed_out $status "$prog"
+	echo "$prog $* should be a usage error: exit 2 and the usage on stderr (got exit $status)"
+	echo "reproduce: bin/$prog $*; echo \$?"
+	return 1
+}
+
 # timed_out STATUS PROG: says so when a contained run hit its time limit.
 timed_out() {
 	[ "$1" -eq 124 ] && echo "$2 did not finish in time (killed)"

@@ -1,15 +1,8 @@
 # shellcheck shell=bash
 # grading/lab1.sh - Lab 1 checks, sourced by grade.sh.
-# Inputs are drawn at random for every grading run, so that no answer can
-# be written into a program in advance; the kit's own programs say what the
-# right output is.
-
-# random_char: an upper-case letter; random_between LO HI: a whole number.
-random_char() { printf "\\$(printf '%03o' $((67 + RANDOM % 24)))"; }
-random_between() { echo $(($1 + (RANDOM * 32768 + RANDOM) % ($2 - $1 + 1))); }
-
-# lines_of CHAR N: N lines holding CHAR.
-lines_of() { awk -v c="$1" -v n="$2" 'BEGIN { for (i = 0; i < n; i++) print c }'; }
+# Inputs are drawn at random for every grading run (random_between and
+# random_char in grade.sh); the kit's own programs say what the right
+# output is.
 
 lab1_writer() {
 	built writer || return 1

@@ -6,9 +6,6 @@
 # the same -s and -t, fills its buffer with the same bytes: its dump files
 # say what every file of the student's must hold.
 
-# lab3_between LO HI: a whole number from LO to HI.
-lab3_between() { echo $(($1 + (RANDOM * 32768 + RANDOM) % ($2 - $1 + 1))); }
-
 # lab3_dump_same NAME SIZE THREADS FILES [OPTIONS...]: the kit's fillcopy
 # and the student's, with these arguments and --keep --verify, each into a
 # directory of its own; the student's leaves FILES files, file K of the
@@ -56,11 +53,11 @@ lab3_fillcopy_slices() {
 	built fillcopy || return 1
 	fresh_run
 	local tiny
-	tiny=$(lab3_between 1 9)
-	lab3_dump_same default "$(lab3_between 100000 1500000)" "$(lab3_between 1 16)" "$(lab3_between 2 20)" &&
-		lab3_dump_same rand_r "$(lab3_between 1000 100000)" "$(lab3_between 2 9)" "$(lab3_between 1 12)" \
+	tiny=$(random_between 1 9)
+	lab3_dump_same default "$(random_between 100000 1500000)" "$(random_between 1 16)" "$(random_between 2 20)" &&
+		lab3_dump_same rand_r "$(random_between 1000 100000)" "$(random_between 2 9)" "$(random_between 1 12)" \
 			--rng rand_r --copy bytes --prefault &&
-		lab3_dump_same tiny "$tiny" "$(lab3_between 1 12)" "$(lab3_between $((tiny + 1)) 30)"
+		lab3_dump_same tiny "$tiny" "$(random_between 1 12)" "$(random_between $((tiny + 1)) 30)"
 }
 
 # --verify finds the byte --corrupt K damaged (the middle of file K), exits
@@ -69,8 +66,8 @@ lab3_fillcopy_verify() {
 	built fillcopy || return 1
 	fresh_run
 	local size threads files k byte status again
-	size=$(lab3_between 10000 500000) threads=$(lab3_between 1 8) files=$(lab3_between 2 12)
-	k=$(lab3_between 0 $((files - 1)))
+	size=$(random_between 10000 500000) threads=$(random_between 1 8) files=$(random_between 2 12)
+	k=$(random_between 0 $((files - 1)))
 	# --corrupt flips the middle byte of file K: SIZE/FILES bytes, the last file also the remainder
 	byte=$((size / files / 2))
 	[ "$k" -lt $((files - 1)) ] || byte=$(((size - k * (size / files)) / 2))
@@ -92,35 +89,21 @@ lab3_fillcopy_verify() {
 	[ -z "$(ls -A d)" ] || { echo "without --keep, $(ls -A d | wc -l) files were left behind; reproduce: $again"; return 1; }
 }
 
-# lab3_usage_error PROG ARGS...: the student's PROG rejects ARGS as a usage
-# error: exit 2, with the usage on stderr.
-lab3_usage_error() {
-	local prog=$1 status
-	shift
-	student 5 "$prog" "$@" >/dev/null 2>err.txt
-	status=$?
-	[ $status -eq 2 ] && grep -q 'usage:' err.txt && return 0
-	timed_out $status "$prog"
-	echo "$prog $* should be a usage error: exit 2 and the usage on stderr (got exit $status)"
-	echo "reproduce: bin/$prog $*; echo \$?"
-	return 1
-}
-
 # -s 1024G is refused before anything is allocated: two such buffers fit
 # in no machine's memory.
 lab3_fillcopy_errors() {
 	built fillcopy || return 1
 	fresh_run
-	lab3_usage_error fillcopy -t "$(lab3_between 257 9999)" &&
-		lab3_usage_error fillcopy --rng mt &&
-		lab3_usage_error fillcopy -s 1024G
+	usage_refused fillcopy -t "$(random_between 257 9999)" &&
+		usage_refused fillcopy --rng mt &&
+		usage_refused fillcopy -s 1024G
 }
 
 lab3_membw() {
 	built membw || return 1
 	fresh_run
 	local size reps status
-	size=$(lab3_between 1024 4000000) reps=$(lab3_between 2 9)
+	size=$(random_between 1024 4000000) reps=$(random_between 2 9)
 	student 5 membw -s "$size" -r "$reps" --csv >got.csv 2>err.txt
 	status=$?
 	[ $status -eq 0 ] || { timed_out $status membw; head -2 err.txt; echo "exit status $status; reproduce: bin/membw -s $size -r $reps --csv"; return 1; }
@@ -130,7 +113,7 @@ lab3_membw() {
 		echo "reproduce: bin/membw -s $size -r $reps --csv"
 		return 1
 	}
-	lab3_usage_error membw -r "$(lab3_between 1001 9999)"
+	usage_refused membw -r "$(random_between 1001 9999)"
 }
 
 # lab3_cpu_s BIN ARGS...: "FILL COPY", the cpu_s of the fill and copy rows

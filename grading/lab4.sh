@@ -4,23 +4,6 @@
 # no answer can be written into a program in advance; the kit's own pwriters
 # and datagen say what the right bytes are.
 
-# lab4_between LO HI: a whole number from LO to HI.
-lab4_between() { echo $(($1 + (RANDOM * 32768 + RANDOM) % ($2 - $1 + 1))); }
-
-# lab4_usage_error PROG ARGS...: the student's PROG rejects ARGS as a usage
-# error: exit 2, with the usage on stderr.
-lab4_usage_error() {
-	local prog=$1 status
-	shift
-	student 5 "$prog" "$@" >/dev/null 2>err.txt
-	status=$?
-	[ $status -eq 2 ] && grep -q 'usage:' err.txt && return 0
-	timed_out $status "$prog"
-	echo "$prog $* should be a usage error: exit 2 and the usage on stderr (got exit $status)"
-	echo "reproduce: bin/$prog $*; echo \$?"
-	return 1
-}
-
 # lab4_missing_dir PROG ARGS...: with -d naming a directory that does not
 # exist, the student's PROG exits 1 with a message naming the path.
 lab4_missing_dir() {
@@ -43,8 +26,8 @@ lab4_pwriters() {
 	fresh_run
 	local files size batch k s args again status f num mine yours header row want_header want_row r
 	local a=abcdefghijklmnopqrstuvwxyz
-	files=$(lab4_between 3 9) size=$(lab4_between 20000 70000) batch=$(lab4_between 1000 16000)
-	k=$(lab4_between 2 8)
+	files=$(random_between 3 9) size=$(random_between 20000 70000) batch=$(random_between 1000 16000)
+	k=$(random_between 2 8)
 	# A batch that is no multiple of 26 shifts the alphabet from one write to
 	# the next, and the last write of a file is a short one.
 	[ $((batch % 26)) -ne 0 ] || batch=$((batch + 1))
@@ -93,7 +76,7 @@ lab4_pwriters_cleanup_errors() {
 	built pwriters || return 1
 	fresh_run
 	local files s status
-	files=$(lab4_between 5 30)
+	files=$(random_between 5 30)
 	mkdir d
 	for s in seq per-file io-thread pool; do
 		student 5 pwriters -F "$files" -S 8K --no-fsync --strategy "$s" -d d >/dev/null 2>&1
@@ -102,12 +85,12 @@ lab4_pwriters_cleanup_errors() {
 		[ -z "$(ls -A d)" ] ||
 			{ echo "--strategy $s without --keep left $(ls -A d | wc -l) files behind; reproduce: mkdir d; bin/pwriters -F $files -S 8K --no-fsync --strategy $s -d d; ls d"; return 1; }
 	done
-	lab4_usage_error pwriters -F 0 &&
-		lab4_usage_error pwriters -F "$(lab4_between 10001 99999)" &&
-		lab4_usage_error pwriters -B 0 &&
-		lab4_usage_error pwriters --strategy pool:0 &&
-		lab4_usage_error pwriters --strategy "threads$RANDOM" &&
-		lab4_usage_error pwriters -F 3 extra &&
+	usage_refused pwriters -F 0 &&
+		usage_refused pwriters -F "$(random_between 10001 99999)" &&
+		usage_refused pwriters -B 0 &&
+		usage_refused pwriters --strategy pool:0 &&
+		usage_refused pwriters --strategy "threads$RANDOM" &&
+		usage_refused pwriters -F 3 extra &&
 		lab4_missing_dir pwriters -F 2 -S 1K
 }
 
@@ -136,8 +119,8 @@ lab4_datagen() {
 	built datagen || return 1
 	fresh_run
 	local records exams seed small big want
-	records=$(lab4_between 800 3000) exams=$(lab4_between 0 15) seed=$(lab4_between 1 999999)
-	small=$(lab4_between 1 40) big=$(lab4_between 100 "$records")
+	records=$(random_between 800 3000) exams=$(random_between 0 15) seed=$(random_between 1 999999)
+	small=$(random_between 1 40) big=$(random_between 100 "$records")
 	mkdir kit kit2 threaded sequential threaded2
 	reference datagen -s "$records" -e "$exams" --seed "$seed" -d kit >/dev/null
 	reference datagen -s "$records" -e "$exams" --seed $((seed + 1)) -d kit2 >/dev/null
@@ -156,11 +139,11 @@ lab4_datagen() {
 lab4_datagen_errors() {
 	built datagen || return 1
 	fresh_run
-	lab4_usage_error datagen -s 0 &&
-		lab4_usage_error datagen -e "$(lab4_between 1001 9999)" &&
-		lab4_usage_error datagen -b 0 &&
-		lab4_usage_error datagen -s 10 extra &&
-		lab4_missing_dir datagen -s "$(lab4_between 1 50)"
+	usage_refused datagen -s 0 &&
+		usage_refused datagen -e "$(random_between 1001 9999)" &&
+		usage_refused datagen -b 0 &&
+		usage_refused datagen -s 10 extra &&
+		lab4_missing_dir datagen -s "$(random_between 1 50)"
 }
 
 # data/lab4-writers.csv: every strategy with and without fsync at each file

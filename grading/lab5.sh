@@ -6,9 +6,6 @@
 # or may not work there: what the kit's program does there is the expected
 # answer, never a fixed number.
 
-# lab5_between LO HI: a whole number from LO to HI.
-lab5_between() { echo $(($1 + (RANDOM * 32768 + RANDOM) % ($2 - $1 + 1))); }
-
 # lab5_offsets_same ARGS...: the student's --print-offsets prints the kit's
 # offsets for ARGS, and creates no file.
 lab5_offsets_same() {
@@ -26,16 +23,16 @@ lab5_offsets() {
 	built iopattern || return 1
 	fresh_run
 	local io stride n
-	io=$(lab5_between 100 10000) n=$(lab5_between 3 40)
+	io=$(random_between 100 10000) n=$(random_between 3 40)
 	# one pass over a file that need not be a whole number of I/Os, then wrapping around
 	lab5_offsets_same --op read --pattern seq -b "$io" --file-size $((io * n + RANDOM % io)) || return 1
-	lab5_offsets_same --op write --pattern seq -b "$io" --file-size $((io * n)) --total $((io * (n + $(lab5_between 1 "$n")))) || return 1
-	stride=$((io + $(lab5_between 0 $((3 * io)))))
-	lab5_offsets_same --op read --pattern stride -b "$io" --stride "$stride" --file-size "$(lab5_between $((2 * stride)) $((30 * stride)))" || return 1
-	lab5_offsets_same --op write --pattern stride -b "$io" --stride "$stride" --file-size $((stride * n)) --total $((io * (n + $(lab5_between 1 "$n")))) || return 1
+	lab5_offsets_same --op write --pattern seq -b "$io" --file-size $((io * n)) --total $((io * (n + $(random_between 1 "$n")))) || return 1
+	stride=$((io + $(random_between 0 $((3 * io)))))
+	lab5_offsets_same --op read --pattern stride -b "$io" --stride "$stride" --file-size "$(random_between $((2 * stride)) $((30 * stride)))" || return 1
+	lab5_offsets_same --op write --pattern stride -b "$io" --stride "$stride" --file-size $((stride * n)) --total $((io * (n + $(random_between 1 "$n")))) || return 1
 	# --total alone: the file is just big enough for one pass
 	lab5_offsets_same --op read --pattern stride -b "$io" --stride "$stride" --total $((io * n)) || return 1
-	lab5_offsets_same --op read --pattern random -b "$io" --file-size "$(lab5_between $((2 * io)) $((64 * io)))" --total $((io * $(lab5_between 10 300))) --seed "$(lab5_between 0 999999999)" || return 1
+	lab5_offsets_same --op read --pattern random -b "$io" --file-size "$(random_between $((2 * io)) $((64 * io)))" --total $((io * $(random_between 10 300))) --seed "$(random_between 0 999999999)" || return 1
 	lab5_offsets_same --op write --pattern random -b "$io" --file-size $((io * n)) || return 1
 }
 
@@ -51,7 +48,7 @@ lab5_usage() {
 	status=$?
 	[ $status -eq 2 ] && grep -q 'usage:' got.err ||
 		{ timed_out $status iopattern; echo "no -b: exit status $status, not 2 with the usage on stderr"; echo "reproduce: bin/iopattern --op read --pattern seq f"; return 1; }
-	io=$(lab5_between 2 64)K
+	io=$(random_between 2 64)K
 	student 10 iopattern --op read --pattern stride -b "$io" --stride $((${io%K} - 1))K f >/dev/null 2>&1
 	status=$?
 	[ $status -eq 2 ] || { timed_out $status iopattern; echo "a stride shorter than the I/O size: exit status $status, not 2"; echo "reproduce: bin/iopattern --op read --pattern stride -b $io --stride $((${io%K} - 1))K f"; return 1; }
@@ -67,7 +64,7 @@ lab5_usage() {
 	# O_DIRECT and an odd size: a usage error naming the alignment, where the
 	# kit's iopattern finds that O_DIRECT works here (else it exits 1, and
 	# there is no alignment to name).
-	b=$(($(lab5_between 50 4000) * 2 + 1))
+	b=$(($(random_between 50 4000) * 2 + 1))
 	reference iopattern --op read --pattern seq -b "$b" --file-size 64K -r 1 --direct d.dat >/dev/null 2>want.err
 	[ $? -eq 2 ] || return 0
 	align=$(sed -n 's/.* the \([0-9]*\)-byte alignment.*/\1/p' want.err | head -1)
@@ -154,10 +151,10 @@ lab5_csv() {
 	op=$((RANDOM % 2))
 	for pattern in seq stride random; do
 		# 4 to 16 KiB I/Os, 128 to 256 of them per file: over 100 KiB per trial
-		io=$(($(lab5_between 8 32) * 512))
-		args=(--op "${ops[op++ % 2]}" --pattern "$pattern" -b "$io" --file-size $((io * $(lab5_between 128 256))) -r "$(lab5_between 3 5)")
-		[ "$pattern" = stride ] && args+=(--stride $((io * $(lab5_between 1 4))))
-		[ "$pattern" = random ] && args+=(--seed "$(lab5_between 0 999999)")
+		io=$(($(random_between 8 32) * 512))
+		args=(--op "${ops[op++ % 2]}" --pattern "$pattern" -b "$io" --file-size $((io * $(random_between 128 256))) -r "$(random_between 3 5)")
+		[ "$pattern" = stride ] && args+=(--stride $((io * $(random_between 1 4))))
+		[ "$pattern" = random ] && args+=(--seed "$(random_between 0 999999)")
 		if [ "${args[1]}" = write ]; then
 			sync=${syncs[RANDOM % 3]}
 			# an fsync per write can take milliseconds: 32 writes a trial
@@ -173,7 +170,7 @@ lab5_cold_direct() {
 	fresh_run
 	local args status theirs reproduce
 	# --cold: the cache state each trial starts from is the kit's on this file system.
-	args=(--op read --pattern seq -b 64K --file-size $(($(lab5_between 8 32) * 64))K -r 2 --cold)
+	args=(--op read --pattern seq -b 64K --file-size $(($(random_between 8 32) * 64))K -r 2 --cold)
 	reproduce="reproduce: bin/iopattern ${args[*]} --csv f.dat"
 	lab5_run kit 6 "${args[@]}" f.dat || { echo "the kit's iopattern failed here: $(head -1 kit.err)"; echo "$reproduce"; return 1; }
 	lab5_run student 6 "${args[@]}" f.dat
@@ -186,7 +183,7 @@ lab5_cold_direct() {
 	# so from trial 2 on the kit's says 0.0 where O_DIRECT bypasses the cache
 	# (100.0 on a tmpfs); where this file system refuses O_DIRECT, the same
 	# failure as the kit's (exit 1, a message).
-	args=(--op write --pattern seq -b $(($(lab5_between 1 4) * 4))K --file-size 256K -r 2 --direct)
+	args=(--op write --pattern seq -b $(($(random_between 1 4) * 4))K --file-size 256K -r 2 --direct)
 	reproduce="reproduce: bin/iopattern ${args[*]} --csv f.dat"
 	lab5_run kit 6 "${args[@]}" f.dat
 	theirs=$?
@@ -208,7 +205,7 @@ lab5_measure() {
 	built iopattern || return 1
 	fresh_run
 	local args reproduce status m t
-	args=(--op read --pattern seq -b $((16 << $(lab5_between 0 2)))K --file-size 8M -r 10)
+	args=(--op read --pattern seq -b $((16 << $(random_between 0 2)))K --file-size 8M -r 10)
 	reproduce="reproduce: bin/iopattern ${args[*]} f.dat"
 	for _ in 1 2 3; do
 		lab5_run kit 20 "${args[@]}" f.dat && sed 1d kit.csv | cut -d, -f15 >>kit.rates
