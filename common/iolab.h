@@ -163,6 +163,17 @@ static inline uint64_t parse_count(const char *option, const char *arg,
 }
 
 /*
+ * The character of a writer's lines: one visible byte, so that every line
+ * is exactly 2 bytes ("A\n"), or a usage error naming the option.
+ */
+static inline char parse_char(const char *option, const char *arg)
+{
+	if (strlen(arg) != 1 || arg[0] <= ' ' || arg[0] > '~')
+		usage_error("%s: '%s' is not a single visible character", option, arg);
+	return arg[0];
+}
+
+/*
  * A size in bytes in [min, max]: digits with an optional suffix K, M or G
  * (powers of 1024, either case), or a usage error naming the option.
  */

@@ -3,63 +3,7 @@
 # inside the lock; and what it measures.
 
 load helpers
-
-teardown() {
-	if [ -n "${holder:-}" ]; then kill "$holder" 2>/dev/null || true; fi
-}
-
-# hold KIND: a lockbench that writes "H" under a KIND lock, then keeps the
-# lock 10 s (the test ends it sooner). Returns once "H" is in f: from then
-# on the lock is held.
-hold() {
-	"$BIN/lockbench" -c H -n 1 -k 1 --lock "$1" --hold-ms 10000 f >/dev/null &
-	holder=$!
-	for i in $(seq 200); do [ -s f ] && return 0; sleep 0.05; done
-	return 1
-}
-
-# together KIND PROGRAM OPTION...: writers A and B (PROGRAM -c A|B OPTION...)
-# on a fresh file f, released together: a holder takes the KIND lock first,
-# both writers queue behind it (as /proc/locks shows), then the holder ends
-# and its line is removed from f. Up to 5 times, until A's and B's lines
-# interleave (more than 2 runs): one writer after the other proves nothing.
-together() {
-	local kind=$1 prog=$2 try i inode a b
-	shift 2
-	for try in 1 2 3 4 5; do
-		rm -f f
-		hold "$kind" || return 1
-		inode=$(stat -c %i f)
-		"$BIN/$prog" -c A "$@" f >/dev/null &
-		a=$!
-		"$BIN/$prog" -c B "$@" f >/dev/null &
-		b=$!
-		for i in $(seq 100); do
-			[ "$(grep -c -- "-> .*:$inode " /proc/locks)" -ge 2 ] && break
-			sleep 0.05
-		done
-		kill "$holder"
-		wait "$holder" 2>/dev/null || true
-		wait "$a" || return 1
-		wait "$b" || return 1
-		tail -n +2 f >g && mv g f
-		[ "$("$BIN/runs" --csv f | wc -l)" -gt 3 ] && return 0
-	done
-	echo "the two writers never interleaved in 5 tries" >&2
-	return 1
-}
-
-# blocked: succeeds once /proc/locks shows a request waiting for a lock on
-# f, or fails after 5 s (then nobody waited, or /proc/locks is missing).
-blocked() {
-	local inode i
-	inode=$(stat -c %i f)
-	for i in $(seq 100); do
-		grep -q -- "-> .*:$inode " /proc/locks && return 0
-		sleep 0.05
-	done
-	return 1
-}
+load locking
 
 # excludes HOLDER_KIND WRITER_KIND: a writer with a WRITER_KIND lock, started
 # while the holder holds its HOLDER_KIND lock, waits, and writes nothing

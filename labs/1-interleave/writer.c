@@ -12,7 +12,6 @@
  *              each other's lines.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
 #include <fcntl.h>
 #include <getopt.h>
 
@@ -49,10 +48,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "c:n:m:b:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			/* One visible byte, so that every line is exactly 2 bytes. */
-			if (strlen(optarg) != 1 || !isgraph((unsigned char)optarg[0]))
-				usage_error("-c: '%s' is not a single visible character", optarg);
-			line[0] = optarg[0];
+			line[0] = parse_char("-c", optarg);
 			break;
 		case 'n':
 			lines = parse_count("-n", optarg, 1, 1000000000);

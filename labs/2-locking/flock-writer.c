@@ -13,7 +13,6 @@
  * unlock, while the other writer holds the lock.
  */
 #define _DEFAULT_SOURCE		/* flock() is BSD, not POSIX */
-#include <ctype.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <sys/file.h>
@@ -46,10 +45,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "c:n:k:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			/* One visible byte, so that every line is exactly 2 bytes. */
-			if (strlen(optarg) != 1 || !isgraph((unsigned char)optarg[0]))
-				usage_error("-c: '%s' is not a single visible character", optarg);
-			line[0] = optarg[0];
+			line[0] = parse_char("-c", optarg);
 			break;
 		case 'n':
 			lines = parse_count("-n", optarg, 1, 1000000000);
