@@ -5,21 +5,13 @@
 # hangs, one that is slow, and made-up results.
 
 load helpers
+load grading
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
-	# A student's kit with Lab 3 done at tiny scale: results, figures, answers.
-	mkdir kit subs
-	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
-	mkdir kit/data
-	cp -R "$ROOT/data/reference" kit/data/
-	rm -f kit/plot/*.png
-	DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$ROOT/labs/3-threads/lab3.sh" >/dev/null
-	(cd kit && for gp in plot/lab3-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
-	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
-	(cd kit && LABS=3 bash common/handin.sh) >handin.log
-	mkdir unpacked
-	tar -xzf kit/iolab-handin.tar.gz -C unpacked
+	# A student's kit with Lab 3 done at tiny scale.
+	mkdir subs
+	reference_kit 3
 	local ref=unpacked/iolab-handin lab3=labs/3-threads
 	cp -R "$ref" subs/reference
 	variant() { cp -R "$ref" "subs/$1"; }

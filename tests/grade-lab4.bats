@@ -3,22 +3,15 @@
 # of it exactly the checks it should lose.
 
 load helpers
+load grading
 
 # One batch run grades the reference and every broken copy (Lab 4 only);
 # the tests read its reports.
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
-	# A student's kit with Lab 4 done: results at tiny scale, figures, answers.
-	mkdir -p kit/data subs
-	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
-	cp -R "$ROOT/data/reference" kit/data/	# the source's figures, for lab4-writers-fsync.png
-	rm -f kit/plot/*.png
-	DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$ROOT/labs/4-writers/lab4.sh" >/dev/null
-	(cd kit && for gp in plot/lab4-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
-	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
-	(cd kit && LABS=4 bash common/handin.sh) >handin.log
-	mkdir unpacked
-	tar -xzf kit/iolab-handin.tar.gz -C unpacked
+	# A student's kit with Lab 4 done at tiny scale.
+	mkdir subs
+	reference_kit 4
 	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
 
 	# Broken copies, as directories.

@@ -3,24 +3,16 @@
 # it loses exactly the checks its defect concerns.
 
 load helpers
+load grading
 
 # One batch run grades the reference and every broken copy; the tests read
 # its reports.
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
-	# A student's kit with Lab 5 done at tiny scale: results, figures, answers.
-	mkdir -p kit/data subs unpacked
-	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
-	cp -R "$ROOT/data/reference" kit/data/	# lab5-random.gp draws the source's figure
-	rm -f kit/plot/*.png
-	# its own build, so that the data come from the sources handed in
-	make -s -C kit bin/iopattern >/dev/null
-	SCALE=tiny bash kit/labs/5-patterns/lab5.sh >/dev/null
-	(cd kit && for gp in plot/lab5-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
-	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
-	(cd kit && LABS=5 bash common/handin.sh) >handin.log
+	# A student's kit with Lab 5 done at tiny scale.
+	mkdir subs
+	reference_kit 5
 	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
-	tar -xzf subs/reference.tar.gz -C unpacked
 
 	# Broken copies, as directories, each with one defect in its program
 	# and at most one in its data, which different checks catch (fewer

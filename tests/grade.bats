@@ -3,32 +3,21 @@
 # points lost for each broken submission, and safe with hostile ones.
 
 load helpers
+load grading
 
 # Grading takes seconds per submission, so one batch run grades the
 # reference and every broken copy of it, and the tests read its results.
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
-	# A student's kit with every lab done: results at tiny scale, figures, answers.
-	mkdir kit subs
-	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
-	mkdir kit/data
-	cp -R "$ROOT/data/reference" kit/data/
-	rm -f kit/plot/*.png
-	local lab
-	for lab in "$ROOT"/labs/*/lab[0-9].sh; do
-		DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$lab" >/dev/null
-	done
-	(cd kit && for gp in plot/lab*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
-	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
-	(cd kit && bash common/handin.sh) >handin.log
+	# A student's kit with every lab done at tiny scale.
+	mkdir subs
+	reference_kit $(cd "$ROOT/labs" && ls -d [0-9]-* | cut -c1)
 	cp kit/iolab-handin.tar.gz reference.tar.gz
 	# Every lab graded once, for the full-marks test.
 	"$ROOT/grade.sh" --json reference.json reference.tar.gz >reference.txt 2>&1
 	cp reference.tar.gz subs/
 
 	# Broken copies, as directories.
-	mkdir unpacked
-	tar -xzf subs/reference.tar.gz -C unpacked
 	local lab1=labs/1-interleave
 	variant() { cp -R unpacked/iolab-handin "subs/$1"; }
 	variant missing-csv
