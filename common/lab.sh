@@ -57,6 +57,7 @@ scratch_file() {
 # header a program prints.
 csv_open() {
 	CSV=$1
+	# shellcheck disable=SC2034 # CSV_HEADER is for the lab scripts
 	CSV_HEADER=$2
 	CSV_TMP="$1.tmp"
 	remove_at_exit "$CSV_TMP"
@@ -70,11 +71,14 @@ csv_commit() {
 	echo "wrote $CSV ($(($(wc -l <"$CSV") - 1)) rows)"
 }
 
-# lab_begin TITLE: announces the lab and describes the machine it runs on.
+# lab_begin TITLE PROGRAM...: checks that the lab's programs are built,
+# announces the lab and describes the machine it runs on.
 lab_begin() {
-	for prog in "${LAB_PROGRAMS[@]}"; do
+	local title=$1 prog
+	shift
+	for prog in "$@"; do
 		[ -x "$BIN/$prog" ] || { echo "$BIN/$prog is missing: run make first" >&2; exit 1; }
 	done
-	echo "== $1 (SCALE=$SCALE, files in $SCRATCH)"
+	echo "== $title (SCALE=$SCALE, files in $SCRATCH)"
 	bash common/machine.sh "$SCRATCH" "$DATA/machine.txt"
 }

@@ -226,7 +226,8 @@ hostile() {
 	done
 }
 
-@test "grade.sh: shellcheck finds nothing in the grader" {
+@test "shellcheck finds nothing in the grader and the kit's scripts" {
 	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
-	shellcheck -S warning "$ROOT/grade.sh" "$ROOT"/grading/*.sh "$ROOT"/common/*.sh
+	shellcheck -S warning "$ROOT/grade.sh" "$ROOT"/grading/*.sh "$ROOT"/grading/autograder/* \
+		"$ROOT"/common/*.sh "$ROOT"/labs/*/*.sh "$ROOT"/tests/*.bash "$ROOT/.ci/run"
 }

@@ -17,6 +17,7 @@ lines() {
 }
 
 # usage_fails: the last `run` was a usage error: status 2, a message, the usage.
+# shellcheck disable=SC2154 # status and output are set by bats' run
 usage_fails() {
 	[ "$status" -eq 2 ] || { echo "status $status, expected 2: $output"; return 1; }
 	[[ $output == *"usage:"* ]] || { echo "no usage in: $output"; return 1; }

@@ -21,9 +21,9 @@ hold() {
 # and its line is removed from f. Up to 5 times, until A's and B's lines
 # interleave (more than 2 runs): one writer after the other proves nothing.
 together() {
-	local kind=$1 prog=$2 try i inode a b
+	local kind=$1 prog=$2 inode a b
 	shift 2
-	for try in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		rm -f f
 		hold "$kind" || return 1
 		inode=$(stat -c %i f)
@@ -31,7 +31,7 @@ together() {
 		a=$!
 		"$BIN/$prog" -c B "$@" f >/dev/null &
 		b=$!
-		for i in $(seq 100); do
+		for _ in $(seq 100); do
 			[ "$(grep -c -- "-> .*:$inode " /proc/locks)" -ge 2 ] && break
 			sleep 0.05
 		done
@@ -49,9 +49,9 @@ together() {
 # blocked: succeeds once /proc/locks shows a request waiting for a lock on
 # f, or fails after 5 s (then nobody waited, or /proc/locks is missing).
 blocked() {
-	local inode i
+	local inode
 	inode=$(stat -c %i f)
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q -- "-> .*:$inode " /proc/locks && return 0
 		sleep 0.05
 	done

@@ -5,8 +5,7 @@
 # data/lab1.csv.
 source "$(dirname "$0")/../../common/lab.sh"
 
-LAB_PROGRAMS=(writer launch runs)
-lab_begin "Lab 1: interleaving"
+lab_begin "Lab 1: interleaving" writer launch runs
 
 LINES=$(by_scale 2000 200000 1000000)	# per writer; the source wrote 1,000,000
 TRIALS=$(by_scale 3 5 5)

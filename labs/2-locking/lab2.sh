@@ -11,8 +11,7 @@
 # moment of the machine spreads over all of them instead of one.
 source "$(dirname "$0")/../../common/lab.sh"
 
-LAB_PROGRAMS=(flock-writer lockbench launch runs)
-lab_begin "Lab 2: locking and flushing"
+lab_begin "Lab 2: locking and flushing" flock-writer lockbench launch runs
 
 LINES=$(by_scale 10000 200000 1000000)	# per writer; the source wrote 1,000,000
 TRIALS=$(by_scale 2 5 5)		# plain and sweep; the source ran 5

@@ -9,8 +9,7 @@
 #   data/lab3.csv          trial, then fillcopy's --csv columns (a row per phase)
 #   data/lab3-memcpy.csv   trial, then membw's --csv columns (a row per copy)
 source "$(dirname "$0")/../../common/lab.sh"
-LAB_PROGRAMS=(fillcopy membw)
-lab_begin "Lab 3: threads on memory and files (fill, copy, dump)"
+lab_begin "Lab 3: threads on memory and files (fill, copy, dump)" fillcopy membw
 
 size=$(by_scale 256K 64M 255M)
 max_threads=$(by_scale 3 8 8)

@@ -10,8 +10,7 @@
 # activity from another program on the machine hits one trial of several
 # strategies rather than every trial of one.
 source "$(dirname "$0")/../../common/lab.sh"
-LAB_PROGRAMS=(pwriters datagen)
-lab_begin "Lab 4: parallel file writers"
+lab_begin "Lab 4: parallel file writers" pwriters datagen
 
 counts=$(by_scale "5 10" "5 10 50 100 500" "5 10 50 100 500 1000")
 size=$(by_scale 20K 256K 4M)	# bytes per file; the source wrote 80 MiB

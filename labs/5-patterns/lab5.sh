@@ -10,8 +10,7 @@
 #   fsync-end   writes: buffered, --cold, one fsync inside the timing
 #   fsync-each  writes: an fsync after every write, what the source timed
 source "$(dirname "$0")/../../common/lab.sh"
-LAB_PROGRAMS=(iopattern)
-lab_begin "Lab 5: access patterns"
+lab_begin "Lab 5: access patterns" iopattern
 
 TRIALS=5
 SIZES=$(by_scale "4K 64K 1M" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M 128M")
