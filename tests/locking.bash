@@ -11,7 +11,7 @@ teardown() {
 hold() {
 	"$BIN/lockbench" -c H -n 1 -k 1 --lock "$1" --hold-ms 10000 f >/dev/null &
 	holder=$!
-	for i in $(seq 200); do [ -s f ] && return 0; sleep 0.05; done
+	for _ in $(seq 200); do [ -s f ] && return 0; sleep 0.05; done
 	return 1
 }
 
