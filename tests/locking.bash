@@ -18,14 +18,16 @@ hold() {
 # together KIND PROGRAM OPTION...: writers A and B (PROGRAM -c A|B OPTION...)
 # on a fresh file f, released together: a holder takes the KIND lock first,
 # both writers queue behind it (as /proc/locks shows), then the holder ends
-# and its line is removed from f. Up to 5 times, until A's and B's lines
-# interleave (more than 2 runs): one writer after the other proves nothing.
+# and its line is removed from f. Again, up to 20 times, until A's and B's
+# lines interleave (more than 2 runs): one writer after the other proves
+# nothing. flock is unfair: the writer that unlocks usually takes the lock
+# again before the woken one runs, so with few batches a try can fail.
 together() {
 	local kind=$1 prog=$2 inode a b
 	shift 2
-	for _ in 1 2 3 4 5; do
+	for _ in $(seq 20); do
 		rm -f f
-		hold "$kind" || return 1
+		hold "$kind" || { echo "the $kind holder never wrote its line" >&2; return 1; }
 		inode=$(stat -c %i f)
 		"$BIN/$prog" -c A "$@" f >/dev/null &
 		a=$!
@@ -37,12 +39,12 @@ together() {
 		done
 		kill "$holder"
 		wait "$holder" 2>/dev/null || true
-		wait "$a" || return 1
-		wait "$b" || return 1
+		wait "$a" || { echo "writer A failed: $prog -c A $*" >&2; return 1; }
+		wait "$b" || { echo "writer B failed: $prog -c B $*" >&2; return 1; }
 		tail -n +2 f >g && mv g f
 		[ "$("$BIN/runs" --csv f | wc -l)" -gt 3 ] && return 0
 	done
-	echo "the two writers never interleaved in 5 tries" >&2
+	echo "the two writers never interleaved in 20 tries" >&2
 	return 1
 }
 
