@@ -193,22 +193,10 @@ static void *dump(void *arg)
 	return NULL;
 }
 
-/*
- * Runs fn for every worker. One thread is the main thread itself: starting
- * a thread costs a millisecond or more on a virtual machine whose other CPU
- * sleeps, a large part of a 64 MiB copy. With more, every worker is a new
- * thread and the main thread waits: the scheduler then puts the workers on
- * idle CPUs, where a worker started beside the busy main thread would first
- * share its CPU.
- */
 static void run_threads(void *(*fn)(void *))
 {
 	int e;
 
-	if (nthreads == 1) {
-		fn(&workers[0]);
-		return;
-	}
 	for (size_t k = 0; k < nthreads; k++) {
 		e = pthread_create(&workers[k].thread, NULL, fn, &workers[k]);
 		if (e != 0) {
