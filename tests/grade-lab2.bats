@@ -5,26 +5,16 @@
 # that flushes even with --no-flush, and made-up results.
 
 load helpers
+load grading
+GRADED_LAB=2
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
-	# A student's kit with Lab 2 done at tiny scale: results, figures, answers.
-	mkdir kit subs
-	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" "$ROOT/plot" kit/
-	mkdir kit/data
-	cp -R "$ROOT/data/reference" kit/data/
-	rm -f kit/plot/*.png
-	DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$ROOT/labs/2-locking/lab2.sh" >/dev/null
-	(cd kit && for gp in plot/lab2-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
-	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
-	(cd kit && LABS=2 bash common/handin.sh) >handin.log
-	mkdir unpacked
-	tar -xzf kit/iolab-handin.tar.gz -C unpacked
+	# A student's kit with Lab 2 done at tiny scale.
+	mkdir subs
+	reference_kit 2
 	local ref=unpacked/iolab-handin lab2=labs/2-locking
-	cp -R "$ref" subs/reference
-	variant() { cp -R "$ref" "subs/$1"; }
-	# changed NAME FILE: the edit above took: FILE of NAME is not the reference's.
-	changed() { ! cmp -s "$ref/$2" "subs/$1/$2" || { echo "the $1 edit did not apply to $2" >&2; return 1; }; }
+	variant reference
 
 	# The --csv row counts one batch more than lockbench made; the file is right.
 	variant wrong-csv
@@ -46,21 +36,9 @@ setup_file() {
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 2 >batch.log 2>&1
 }
 
-# failed NAME: the titles of the checks submission NAME failed, one a line.
-# The report's FAIL lines go to stderr, which bats shows when a test fails.
-failed() {
-	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
-	sed -n 's/^\(lab2\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
-}
-
-# lost NAME: the points submission NAME lost.
-lost() {
-	sed -n 's/^Score: \([0-9]*\)\/\([0-9]*\)$/\2 \1/p' "$BATS_FILE_TMPDIR/subs/$1.txt" | awk '{ print $1 - $2 }'
-}
-
 @test "grade-lab2: the tiny-scale reference submission scores full marks" {
 	[ -z "$(failed reference)" ]
-	[ "$(lost reference)" -eq 0 ]
+	[ "$(points_lost reference)" -eq 0 ]
 	# every Lab 2 check ran, and the machine description
 	[ "$(grep -c '^\(lab2\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/subs/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 2 | wc -l)" ]
 }
@@ -69,14 +47,14 @@ lost() {
 	[ "$(failed wrong-csv)" = "flock-writer and lockbench: N lines of the character, lockbench --csv" ]
 	grep -q "^    --csv: expected the kit's header and a row starting [C-Z],[0-9]*,[0-9]*,[01]," "$BATS_FILE_TMPDIR/subs/wrong-csv.txt"
 	grep -q "reproduce: bin/lockbench -c [C-Z] -n [0-9]* -k [0-9]* .*--csv f" "$BATS_FILE_TMPDIR/subs/wrong-csv.txt"
-	[ "$(lost wrong-csv)" -eq 2 ]
+	[ "$(points_lost wrong-csv)" -eq 2 ]
 }
 
 @test "grade-lab2: a lockbench that hangs on a failed sync fails by the timeout, and grading goes on" {
 	[ "$(failed hang-sync)" = "failed writes and syncs exit 1, bad arguments exit 2" ]
 	grep -q "lockbench did not finish in time (killed)" "$BATS_FILE_TMPDIR/subs/hang-sync.txt"
 	grep -q 'reproduce: bin/lockbench -n [0-9]* --sync f\(data\)\?sync --lock [a-z]* /dev/null; echo \$?' "$BATS_FILE_TMPDIR/subs/hang-sync.txt"
-	[ "$(lost hang-sync)" -eq 1 ]
+	[ "$(points_lost hang-sync)" -eq 1 ]
 	! pgrep -f "iolab-grade.*/bin/lockbench"
 }
 
@@ -84,12 +62,12 @@ lost() {
 	[ "$(failed always-flush)" = "two writers with --no-flush: nothing lost, runs no longer multiples of K" ]
 	grep -q "the batches were still written inside the lock" "$BATS_FILE_TMPDIR/subs/always-flush.txt"
 	grep -q "reproduce: rm -f t; bin/lockbench -c H .* --no-flush t" "$BATS_FILE_TMPDIR/subs/always-flush.txt"
-	[ "$(lost always-flush)" -eq 2 ]
+	[ "$(points_lost always-flush)" -eq 2 ]
 }
 
 @test "grade-lab2: made-up constant timings are caught by both data checks" {
 	[ "$(failed fabricated | tr '\n' '|')" = "data/lab2.csv: every experiment, plausible values, 2+ real trials|data/lab2.csv: nothing lost, locked runs multiples of K, K=1 slower than K=1000|" ]
 	grep -q "took exactly 2.000000 s: not measured" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
 	grep -q "a lock per line costs more" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
-	[ "$(lost fabricated)" -eq 4 ]
+	[ "$(points_lost fabricated)" -eq 4 ]
 }

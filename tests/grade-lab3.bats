@@ -6,6 +6,7 @@
 
 load helpers
 load grading
+GRADED_LAB=3
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
@@ -13,10 +14,7 @@ setup_file() {
 	mkdir subs
 	reference_kit 3
 	local ref=unpacked/iolab-handin lab3=labs/3-threads
-	cp -R "$ref" subs/reference
-	variant() { cp -R "$ref" "subs/$1"; }
-	# changed NAME FILE: the edit above took: FILE of NAME is not the reference's.
-	changed() { ! cmp -s "$ref/$2" "subs/$1/$2" || { echo "the $1 edit did not apply to $2" >&2; return 1; }; }
+	variant reference
 
 	# Thread K seeds its generator with K + 2: self-consistent, so --verify
 	# passes, but no file holds the kit's slice; and membw a row too few.
@@ -48,21 +46,9 @@ setup_file() {
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 3 >batch.log 2>&1
 }
 
-# failed NAME: the titles of the checks submission NAME failed, one a line.
-# The report's FAIL lines go to stderr, which bats shows when a test fails.
-failed() {
-	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
-	sed -n 's/^\(lab3\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
-}
-
-# lost NAME: the points submission NAME lost.
-lost() {
-	sed -n 's/^Score: \([0-9]*\)\/\([0-9]*\)$/\2 \1/p' "$BATS_FILE_TMPDIR/subs/$1.txt" | awk '{ print $1 - $2 }'
-}
-
 @test "grade-lab3: the tiny-scale reference submission scores full marks" {
 	[ -z "$(failed reference)" ]
-	[ "$(lost reference)" -eq 0 ]
+	[ "$(points_lost reference)" -eq 0 ]
 	# every Lab 3 check ran, and the machine description
 	[ "$(grep -c '^\(lab3\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/subs/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 3 | wc -l)" ]
 }
@@ -72,24 +58,24 @@ lost() {
 	grep -q "is not slice 0 of the buffer" "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
 	grep -q "reproduce: mkdir d; bin/fillcopy -s " "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
 	grep -q "reproduce: bin/membw -s [0-9]* -r [0-9]* --csv" "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
-	[ "$(lost wrong-output)" -eq 5 ]
+	[ "$(points_lost wrong-output)" -eq 5 ]
 }
 
 @test "grade-lab3: a fillcopy that hangs fails by the timeout, and grading goes on" {
 	[ "$(failed hang-corrupt)" = "fillcopy: --verify catches --corrupt; no files left behind" ]
 	grep -q "fillcopy did not finish in time (killed)" "$BATS_FILE_TMPDIR/subs/hang-corrupt.txt"
-	[ "$(lost hang-corrupt)" -eq 2 ]
+	[ "$(points_lost hang-corrupt)" -eq 2 ]
 }
 
 @test "grade-lab3: a slow fill loses the speed check only" {
 	[ "$(failed slow-fill)" = "fillcopy: fill and copy speed within 3x the kit's" ]
 	grep -q "slower than 3x the kit's" "$BATS_FILE_TMPDIR/subs/slow-fill.txt"
-	[ "$(lost slow-fill)" -eq 2 ]
+	[ "$(points_lost slow-fill)" -eq 2 ]
 }
 
 @test "grade-lab3: made-up results are caught: constant timings, a rand() that scales" {
 	[ "$(failed fabricated | tr '\n' '|')" = "data/lab3*.csv: every configuration, plausible values, 3+ real trials|data/lab3.csv: rand() slow and not faster with 2 threads, --prefault removes the faults|" ]
 	grep -q "every copy took exactly 0.001000 s: not measured" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
 	grep -q "rand() has one lock" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
-	[ "$(lost fabricated)" -eq 4 ]
+	[ "$(points_lost fabricated)" -eq 4 ]
 }

@@ -4,6 +4,7 @@
 
 load helpers
 load grading
+GRADED_LAB=4
 
 # One batch run grades the reference and every broken copy (Lab 4 only);
 # the tests read its reports.
@@ -16,7 +17,6 @@ setup_file() {
 
 	# Broken copies, as directories.
 	local lab4=labs/4-writers
-	variant() { cp -R unpacked/iolab-handin "subs/$1"; }
 	# pwriters: every batch restarts the alphabet at the file's letter, and -F 0 is accepted.
 	variant broken-pwriters
 	sed -i -e 's/job.pattern + (num + done) % 26/job.pattern + num % 26/' \
@@ -41,19 +41,6 @@ setup_file() {
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 4 >batch.log 2>&1
 }
 
-# failed NAME: the titles of the checks submission NAME failed, one a line.
-failed() {
-	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
-	sed -n 's/^\(lab4\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
-}
-
-# lost NAME: the points submission NAME lost.
-lost() {
-	local score
-	score=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/subs/$1.txt")
-	echo $((${score#*/} - ${score%/*}))
-}
-
 # says NAME TEXT: the report of submission NAME holds TEXT.
 says() {
 	grep -qF -- "$2" "$BATS_FILE_TMPDIR/subs/$1.txt"
@@ -67,7 +54,7 @@ says() {
 
 @test "grade.sh lab 4: pwriters writing wrong bytes and accepting -F 0 loses its two checks" {
 	[ "$(failed broken-pwriters | tr '\n' '|')" = "pwriters: every strategy writes the kit's bytes, --csv as the kit's|pwriters: files removed without --keep, exit codes|" ]
-	[ "$(lost broken-pwriters)" -eq 6 ]
+	[ "$(points_lost broken-pwriters)" -eq 6 ]
 	says broken-pwriters "--strategy seq: file 0000 is not"
 	says broken-pwriters "reproduce: mkdir d; bin/pwriters -F "
 	says broken-pwriters "pwriters -F 0 should be a usage error"
@@ -75,13 +62,13 @@ says() {
 
 @test "grade.sh lab 4: datagen ignoring --seed loses the datagen check" {
 	[ "$(failed fixed-seed)" = "datagen: threaded and -z write the kit's bytes, per seed" ]
-	[ "$(lost fixed-seed)" -eq 3 ]
+	[ "$(points_lost fixed-seed)" -eq 3 ]
 	says fixed-seed "students.txt is not what the kit's datagen writes"
 }
 
 @test "grade.sh lab 4: a datagen that never ends is killed, and grading goes on" {
 	[ "$(failed hang)" = "datagen: threaded and -z write the kit's bytes, per seed" ]
-	[ "$(lost hang)" -eq 3 ]
+	[ "$(points_lost hang)" -eq 3 ]
 	says hang "datagen did not finish in time (killed)"
 	says hang "reproduce: mkdir d; bin/datagen -s "
 	! pgrep -f "iolab-grade.*/bin/datagen"
@@ -89,7 +76,7 @@ says() {
 
 @test "grade.sh lab 4: copied trials, too few runs and a thread per file that costs no CPU are caught" {
 	[ "$(failed fabricated | tr '\n' '|')" = "data/lab4-writers.csv: every configuration, plausible values, 3+ real trials|data/lab4-datagen.csv: both modes, plausible values, 3+ real runs|data/lab4-writers.csv: without fsync, a thread per file costs CPU|" ]
-	[ "$(lost fabricated)" -eq 6 ]
+	[ "$(points_lost fabricated)" -eq 6 ]
 	says fabricated ": not measured"
 	says fabricated "only 2 "
 	says fabricated "the median cpu_mib_s of per-file"

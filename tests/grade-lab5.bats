@@ -4,6 +4,7 @@
 
 load helpers
 load grading
+GRADED_LAB=5
 
 # One batch run grades the reference and every broken copy; the tests read
 # its reports.
@@ -50,13 +51,6 @@ setup_file() {
 	broken hang-cold $src sed 's/^\tif (fdatasync(fd) != 0)$/\tfor (volatile int spin = 0;; spin++)\n\t\t;\n&/'
 
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 5 >batch.log 2>&1
-}
-
-# failed NAME: the titles of the checks submission NAME failed, one a line.
-# The report's FAIL lines go to stderr, which bats shows when a test fails.
-failed() {
-	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
-	sed -n 's/^\(lab5\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
 }
 
 # lost NAME: the checks NAME failed that the reference passed, joined by '|'.

@@ -4,6 +4,7 @@
 
 load helpers
 load grading
+GRADED_LAB=1
 
 # Grading takes seconds per submission, so one batch run grades the
 # reference and every broken copy of it, and the tests read its results.
@@ -19,7 +20,6 @@ setup_file() {
 
 	# Broken copies, as directories.
 	local lab1=labs/1-interleave
-	variant() { cp -R unpacked/iolab-handin "subs/$1"; }
 	variant missing-csv
 	rm subs/missing-csv/data/lab1.csv
 	variant compile-error
@@ -39,13 +39,6 @@ setup_file() {
 
 	# Lab 1 only, for the broken copies.
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 1 >batch.log 2>&1
-}
-
-# failed NAME: the titles of the checks submission NAME failed, one a line.
-# The report's FAIL lines go to stderr, which bats shows when a test fails.
-failed() {
-	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
-	sed -n 's/^\(lab1\|all\): \(.*\): FAIL .*/\2/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
 }
 
 # score NAME: "X/Y" from its last line.

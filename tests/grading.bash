@@ -19,3 +19,31 @@ reference_kit() {
 	(cd kit && LABS=$(IFS=,; echo "$*") bash common/handin.sh) >handin.log || return 1
 	tar -xzf kit/iolab-handin.tar.gz -C unpacked
 }
+
+# variant NAME: subs/NAME, a copy of the reference to break on purpose.
+variant() {
+	cp -R unpacked/iolab-handin "subs/$1"
+}
+
+# changed NAME FILE: succeeds if the edit meant to break FILE of subs/NAME
+# took, so that a test cannot pass on an edit that did nothing.
+changed() {
+	! cmp -s "unpacked/iolab-handin/$2" "subs/$1/$2" ||
+		{ echo "the $1 edit did not apply to $2" >&2; return 1; }
+}
+
+# Reading a graded submission's report, subs/NAME.txt, for the lab in
+# GRADED_LAB (each test file sets it).
+# failed NAME: the titles of the checks it failed, one a line. The report's
+# FAIL lines also go to stderr, which bats shows when a test fails.
+failed() {
+	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
+	sed -n "s/^\(lab$GRADED_LAB\|all\): \(.*\): FAIL .*/\2/p" "$BATS_FILE_TMPDIR/subs/$1.txt"
+}
+
+# points_lost NAME: the points it lost, from its last line "Score: X/Y".
+points_lost() {
+	local score
+	score=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/subs/$1.txt")
+	echo $((${score#*/} - ${score%/*}))
+}

@@ -56,40 +56,30 @@ ignores() {
 	awk -F, 'NR == 2 { exit !($8 >= 0.4 && $10 >= 0.4 && $10 <= $8) }' <<<"$output"
 }
 
+# batches_whole KIND: two lockbench writers with a KIND lock and the flush
+# lose no line, and every run is a multiple of K, at K = 1000 (a batch is
+# one write(2), which O_APPEND alone keeps whole) and at K = 5000 (a batch
+# is 10000 bytes, more than one stdio buffer: several write(2)s that only
+# the lock keeps together).
+batches_whole() {
+	local k
+	for k in 1000 5000; do
+		together "$1" lockbench -n 400000 -k $k --lock "$1" || return 1
+		run "$BIN/runs" -q --expect A=400000,B=400000 --multiple $k f
+		[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	done
+}
+
 @test "lockbench: flock, two writers lose nothing and every run is a multiple of K" {
-	together flock lockbench -n 400000 -k 1000 --lock flock
-	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 1000 f
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	# K = 5000: a batch is 10000 bytes, more than one stdio buffer, so
-	# several write(2)s that only the lock keeps together. (A batch of 1000
-	# lines is one write(2), which O_APPEND alone keeps whole.)
-	together flock lockbench -n 400000 -k 5000 --lock flock
-	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 5000 f
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	batches_whole flock
 }
 
 @test "lockbench: fcntl, two writers lose nothing and every run is a multiple of K" {
-	together fcntl lockbench -n 400000 -k 1000 --lock fcntl
-	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 1000 f
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	# K = 5000: a batch is 10000 bytes, more than one stdio buffer, so
-	# several write(2)s that only the lock keeps together. (A batch of 1000
-	# lines is one write(2), which O_APPEND alone keeps whole.)
-	together fcntl lockbench -n 400000 -k 5000 --lock fcntl
-	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 5000 f
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	batches_whole fcntl
 }
 
 @test "lockbench: ofd, two writers lose nothing and every run is a multiple of K" {
-	together ofd lockbench -n 400000 -k 1000 --lock ofd
-	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 1000 f
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	# K = 5000: a batch is 10000 bytes, more than one stdio buffer, so
-	# several write(2)s that only the lock keeps together. (A batch of 1000
-	# lines is one write(2), which O_APPEND alone keeps whole.)
-	together ofd lockbench -n 400000 -k 5000 --lock ofd
-	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 5000 f
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	batches_whole ofd
 }
 
 @test "lockbench: --no-flush, runs are no longer multiples of K, though no line is lost" {
