@@ -114,7 +114,9 @@ setup_containment() {
 		chmod 755 "$WORK"
 		chmod 777 "$RUN"
 	fi
-	NPROC=$(($(ps -u "$user" -o pid= 2>/dev/null | wc -l) + LIMIT_PROCS))
+	# The limit counts every process and thread of the user, so the other
+	# gradings of a --batch, running as the same user, get their share too.
+	NPROC=$(($(ps -L -u "$user" -o lwp= 2>/dev/null | wc -l) + LIMIT_PROCS * ${GRADE_PARALLEL:-1}))
 	CONTAINMENT="time and resource limits (cpu, fsize, nproc, as)"
 	[ ${#DROP[@]} -gt 0 ] && CONTAINMENT="$CONTAINMENT, run as nobody"
 	if command -v bwrap >/dev/null 2>&1; then
@@ -403,6 +405,8 @@ batch() {
 	done
 	[ ${#subs[@]} -gt 0 ] || die "$dir: no submissions (*.tar.gz or directories)"
 	local labs=${LABS// /,}
+	# How many gradings run at once, for each one's process limit.
+	export GRADE_PARALLEL=$jobs
 	printf '%s\0' "${subs[@]}" | xargs -0 -P "$jobs" -I{} bash -c '
 		name=$(basename "$1" .tar.gz)
 		"$0" ${3:+--labs "$3"} --json "$2/$name.json" "$1" >"$2/$name.txt" 2>&1
