@@ -54,6 +54,40 @@ distinct() {
 	[[ ${lines[1]} == "1,102400,10,xoshiro,memcpy,0,0,fill,"* ]]
 }
 
+# faults PHASE: the faults column of PHASE in the CSV in $output.
+faults() {
+	awk -F, -v phase="$1" '$8 == phase { print $12 }' <<<"$output"
+}
+
+@test "fillcopy: every thread's page faults count in the phase that takes them" {
+	# Huge pages would map 2 MiB per fault, and the count below would not hold.
+	if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+		skip "transparent huge pages are set to always"
+	fi
+	local pages=$((8 * 1048576 / $(getconf PAGESIZE)))
+	# 3 threads: one thread's faults alone would be a third of the pages.
+	run "$BIN/fillcopy" -s 8M -t 3 --csv
+	[ "$status" -eq 0 ]
+	[ "$(faults fill)" -ge "$pages" ]
+	[ "$(faults copy)" -ge "$pages" ]
+}
+
+@test "fillcopy: --prefault leaves the fill and the copy only a few page faults" {
+	if [[ $BIN == *tsan* ]]; then
+		skip "ThreadSanitizer maps its shadow memory on first use, inside the phases"
+	fi
+	run "$BIN/fillcopy" -s 8M -t 3 --prefault --csv
+	[ "$status" -eq 0 ]
+	[ "$(faults fill)" -le 16 ]
+	[ "$(faults copy)" -le 16 ]
+}
+
+@test "fillcopy: a phase's CPU time is at most threads x its elapsed time" {
+	run "$BIN/fillcopy" -s 16M -t 2 --prefault --csv
+	[ "$status" -eq 0 ]
+	[ -z "$(tail -n +2 <<<"$output" | awk -F, '$10 > 1.01 * 2 * $9 + 0.001')" ]
+}
+
 @test "fillcopy: file K holds SIZE/FILES bytes, the last one also the remainder" {
 	"$BIN/fillcopy" -s 1000003 -t 7 -f 9 --keep --verify
 	[ "$(ls | wc -l)" -eq 9 ]

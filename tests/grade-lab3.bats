@@ -39,7 +39,7 @@ setup_file() {
 		$ref/data/lab3-memcpy.csv >subs/fabricated/data/lab3-memcpy.csv
 	awk -F, -v OFS=, '$5 == "rand" && $7 == 1 && $9 == "fill" && $2 == 1 { cpu = $11 }
 		$5 == "rand" && $7 == 1 && $9 == "fill" && $2 == 2 {
-			$11 = cpu; $10 = sprintf("%.6f", cpu / 4); $12 = sprintf("%.1f", $3 / 1048576 / $10) } 1' \
+			$10 = sprintf("%.6f", cpu / 4); $11 = sprintf("%.6f", 2 * $10); $12 = sprintf("%.1f", $3 / 1048576 / $10) } 1' \
 		$ref/data/lab3.csv >subs/fabricated/data/lab3.csv
 	changed fabricated data/lab3.csv
 

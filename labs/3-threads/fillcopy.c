@@ -1,11 +1,15 @@
 /*
- * fillcopy - threads on memory and on files. Three phases, each timed on
- * its own with the same THREADS threads:
+ * fillcopy - threads on memory and on files. THREADS threads, started once,
+ * go through three phases together, each timed on its own:
  *
  *   fill   every thread fills its chunk of a buffer with random bytes
  *   copy   every thread copies its chunk into a second buffer
  *   dump   the threads take files from a shared counter; file K gets
  *          slice K of the buffer
+ *
+ * A phase's elapsed time runs from the first thread's start to the last
+ * one's end; its CPU time and page faults are the threads' own, added up.
+ * Starting the threads and creating the empty files are not timed.
  *
  * It redoes "Read/write performance: single thread vs multithread" (see
  * data/reference/README.md) without that program's mistakes:
@@ -18,7 +22,7 @@
  *   - --prefault takes the first-touch page faults out of the timing;
  *   - the dump files are removed at the end, on errors and on Ctrl-C.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE	/* RUSAGE_THREAD: one thread's page faults (Linux) */
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -45,7 +49,7 @@ static const char usage[] =
 	"                    rand_r: state in each thread, one call per byte\n"
 	"                    rand:   one state for the process, behind a lock, one call per byte\n"
 	"      --copy HOW    memcpy (default) or bytes: a loop that copies byte by byte\n"
-	"      --prefault    touch both buffers before the timing starts\n"
+	"      --prefault    each thread touches its chunk of both buffers before the timing\n"
 	"      --verify      check the copy and every file against the buffer (exit 1 if not equal)\n"
 	"      --fsync       fsync each file before closing it, inside the dump's timing\n"
 	"      --keep        keep the dump files (DIR/fillcopy-PID-K.dmp)\n"
@@ -63,13 +67,27 @@ static const char *const gen_names[] = { "xoshiro", "rand_r", "rand" };
  * then only read (the buffers' bytes excepted: each thread writes its own). */
 static size_t size = (size_t)255 << 20, nthreads = 1, nfiles = 10;
 static enum gen gen = XOSHIRO;
-static bool copy_bytes, do_fsync;
+static bool copy_bytes, do_fsync, pre;
 static unsigned char *buf, *copy;
 static char **paths;
 
 /* The dump's shared state: the next file to take, and whether a thread failed. */
 static atomic_size_t next_file;
 static atomic_bool dump_failed;
+
+/* Every thread waits here before each phase: no thread starts a phase
+ * before all have finished the one before. */
+static pthread_barrier_t phase_start;
+
+enum { FILL, COPY, DUMP, PHASES };
+static const char *const phase_names[PHASES] = { "fill", "copy", "dump" };
+
+/* One thread's share of a phase: when it started and ended on the
+ * monotonic clock, and the CPU time and minor page faults it used. */
+struct span {
+	int64_t start_ns, end_ns, cpu_ns;
+	long faults;
+};
 
 /*
  * One per thread. alignas(64) starts each on a cache line of its own:
@@ -83,6 +101,7 @@ struct worker {
 	unsigned seed;		/* rand_r() state */
 	int err;		/* dump: errno of the call that failed, or 0 */
 	size_t err_file;	/* dump: the file it failed on */
+	struct span spans[PHASES];
 };
 static struct worker workers[MAX_THREADS];
 
@@ -101,9 +120,8 @@ static void slice(size_t total, size_t n, size_t k, size_t *from, size_t *to)
 	*/
 }
 
-static void *fill(void *arg)
+static void fill(struct worker *w)
 {
-	struct worker *w = arg;
 	size_t i = w->from, end = w->to;
 
 	/* Locals (i, end, r) can stay in registers. Fields of *w would be
@@ -135,22 +153,18 @@ static void *fill(void *arg)
 		for (; i < end; i++)
 			buf[i] = (unsigned char)rand();
 	}
-	return NULL;
 }
 
-static void *copy_chunk(void *arg)
+static void copy_chunk(struct worker *w)
 {
-	struct worker *w = arg;
-
 	if (!copy_bytes) {
 		memcpy(copy + w->from, buf + w->from, w->to - w->from);
-		return NULL;
+		return;
 	}
 	/* GCC 12 at -O2 keeps this one byte per load and store (objdump -d shows
 	 * yours); other compilers may vectorise it or turn it into memcpy. */
 	for (size_t i = w->from; i < w->to; i++)
 		copy[i] = buf[i];
-	return NULL;
 }
 
 /* Writes slice k of the buffer into file k, which main() has created.
@@ -175,10 +189,8 @@ static int write_file(size_t k)
 
 /* A failure is left for main() to report once every thread has stopped:
  * two threads calling exit() at once is undefined behaviour. */
-static void *dump(void *arg)
+static void dump(struct worker *w)
 {
-	struct worker *w = arg;
-
 	while (!atomic_load(&dump_failed)) {
 		size_t k = atomic_fetch_add(&next_file, 1);
 
@@ -190,19 +202,80 @@ static void *dump(void *arg)
 			atomic_store(&dump_failed, true);
 		}
 	}
+}
+
+static long thread_faults(void)
+{
+	struct rusage ru;
+
+	/* Cannot fail with a valid "who" and address; -1 would show in the output. */
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return -1;
+	return ru.ru_minflt;
+}
+
+/*
+ * Writes a byte in every page of p[from, to), so that the kernel maps them
+ * now and not on first touch inside a timed phase: the chunk's first and
+ * last bytes, and one every page size between them. Each thread touches
+ * bytes of its own chunk only. volatile: the compiler knows that calloc()'s
+ * memory is zero and would drop plain stores of 0.
+ */
+static void prefault(unsigned char *p, size_t from, size_t to)
+{
+	volatile unsigned char *v = p;
+	const size_t page = 4096;	/* the smallest page size on Linux */
+
+	for (size_t i = from; i < to; i += page)
+		v[i] = 0;
+	if (to > from)
+		v[to - 1] = 0;
+}
+
+/*
+ * The life of one thread: --prefault's touches, not timed, then the three
+ * phases, each after the barrier. Every
+ * thread measures its own share with its own clocks, so that neither the
+ * cost of starting threads nor the wait in the barrier is in the timing.
+ * The same thread fills and then copies its chunk: the chunk's last bytes
+ * are still in the cache of the core that wrote them.
+ */
+static void *work(void *arg)
+{
+	static void (*const run[PHASES])(struct worker *) = { fill, copy_chunk, dump };
+	struct worker *w = arg;
+
+	/* Each thread maps the pages it will use, as a NUMA machine wants (a
+	 * page goes to the memory node of the core that first touches it); here
+	 * it also leaves the last of them in this thread's core's cache. */
+	if (pre) {
+		prefault(buf, w->from, w->to);
+		prefault(copy, w->from, w->to);
+	}
+	for (int p = 0; p < PHASES; p++) {
+		struct span *s = &w->spans[p];
+
+		pthread_barrier_wait(&phase_start);
+		s->faults = thread_faults();
+		s->cpu_ns = thread_cpu_ns();
+		s->start_ns = now_ns();
+		run[p](w);
+		s->end_ns = now_ns();
+		s->cpu_ns = thread_cpu_ns() - s->cpu_ns;
+		s->faults = thread_faults() - s->faults;
+	}
 	return NULL;
 }
 
-static void run_threads(void *(*fn)(void *))
+static void run_threads(void)
 {
-	int e;
+	int e = pthread_barrier_init(&phase_start, NULL, (unsigned)nthreads);
 
-	for (size_t k = 0; k < nthreads; k++) {
-		e = pthread_create(&workers[k].thread, NULL, fn, &workers[k]);
-		if (e != 0) {
-			errno = e;	/* pthreads return the error instead of setting errno */
-			die_errno("pthread_create");
-		}
+	for (size_t k = 0; e == 0 && k < nthreads; k++)
+		e = pthread_create(&workers[k].thread, NULL, work, &workers[k]);
+	if (e != 0) {
+		errno = e;	/* pthreads return the error instead of setting errno */
+		die_errno("starting the threads");
 	}
 	for (size_t k = 0; k < nthreads; k++) {
 		e = pthread_join(workers[k].thread, NULL);
@@ -211,13 +284,15 @@ static void run_threads(void *(*fn)(void *))
 			die_errno("pthread_join");
 		}
 	}
+	pthread_barrier_destroy(&phase_start);
 }
 
 /*
- * Creates every dump file, empty, before the threads start; they only open
- * them. A Ctrl-C handler (cleanup.h) removes the files while the other
- * threads go on running: had they created files, one created just after
- * the removal would stay behind. Now its open() fails instead.
+ * Creates every dump file, empty, before the threads start (outside the
+ * dump's timing); they only open them. A Ctrl-C handler (cleanup.h)
+ * removes the files while the other threads go on running: had they
+ * created files, one created just after the removal would stay behind.
+ * Now its open() fails instead.
  */
 static void create_files(void)
 {
@@ -229,47 +304,23 @@ static void create_files(void)
 	}
 }
 
-/* What a phase cost: elapsed and CPU time (all threads), minor page faults.
- * Between phase_begin() and phase_end() the fields hold the starting values. */
-struct phase {
-	const char *name;
-	int64_t wall_ns, cpu_ns;
-	long faults;
-};
-
-static long minor_faults(void)
+/* What phase p cost, from the threads' spans: elapsed time from the first
+ * thread's start to the last one's end, CPU time and faults of all threads. */
+static struct span phase_total(int p)
 {
-	struct rusage ru;
+	struct span t = workers[0].spans[p];
 
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		die_errno("getrusage");
-	return ru.ru_minflt;
-}
+	for (size_t k = 1; k < nthreads; k++) {
+		const struct span *s = &workers[k].spans[p];
 
-static struct phase phase_begin(const char *name)
-{
-	return (struct phase){ name, now_ns(), process_cpu_ns(), minor_faults() };
-}
-
-static void phase_end(struct phase *p)
-{
-	p->wall_ns = now_ns() - p->wall_ns;
-	p->cpu_ns = process_cpu_ns() - p->cpu_ns;
-	p->faults = minor_faults() - p->faults;
-}
-
-/* Writes one byte in every page, so that the kernel maps them all now and
- * not on first touch inside a timed phase. volatile: the compiler knows
- * that calloc()'s memory is zero and would drop plain stores of 0. */
-static void prefault(unsigned char *p)
-{
-	volatile unsigned char *v = p;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (page < 1)
-		die("cannot get the page size");
-	for (size_t i = 0; i < size; i += (size_t)page)
-		v[i] = 0;
+		if (s->start_ns < t.start_ns)
+			t.start_ns = s->start_ns;
+		if (s->end_ns > t.end_ns)
+			t.end_ns = s->end_ns;
+		t.cpu_ns += s->cpu_ns;
+		t.faults += s->faults;
+	}
+	return t;
 }
 
 /* Refuses a size that does not fit: two buffers in the memory the kernel
@@ -361,7 +412,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = ".";
-	bool pre = false, verify = false, keep = false, csv = false;
+	bool verify = false, keep = false, csv = false;
 	long long damage = -1;	/* --corrupt K */
 	int opt;
 
@@ -430,25 +481,9 @@ int main(int argc, char **argv)
 		if (!keep)
 			cleanup_add(paths[k]);
 	}
-	if (pre) {
-		prefault(buf);
-		prefault(copy);
-	}
 
-	struct phase phases[3];
-
-	phases[0] = phase_begin("fill");
-	run_threads(fill);
-	phase_end(&phases[0]);
-
-	phases[1] = phase_begin("copy");
-	run_threads(copy_chunk);
-	phase_end(&phases[1]);
-
-	phases[2] = phase_begin("dump");
 	create_files();
-	run_threads(dump);
-	phase_end(&phases[2]);
+	run_threads();
 	for (size_t k = 0; k < nthreads; k++)
 		if (workers[k].err != 0) {
 			errno = workers[k].err;
@@ -472,17 +507,17 @@ int main(int argc, char **argv)
 		       nthreads, nthreads > 1 ? "s" : "", size, size / 1048576.0, nfiles, dir,
 		       gen_names[gen], copy_bytes ? "bytes" : "memcpy",
 		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync");
-	for (int p = 0; p < 3; p++) {
-		double wall = ns_to_s(phases[p].wall_ns), mib_s = size / 1048576.0 / wall;
+	for (int p = 0; p < PHASES; p++) {
+		struct span t = phase_total(p);
+		double wall = ns_to_s(t.end_ns - t.start_ns), mib_s = size / 1048576.0 / wall;
 
 		if (csv)
 			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld\n", nthreads, size,
 			       nfiles, gen_names[gen], copy_bytes ? "bytes" : "memcpy", pre,
-			       do_fsync, phases[p].name, wall, ns_to_s(phases[p].cpu_ns), mib_s,
-			       phases[p].faults);
+			       do_fsync, phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults);
 		else
-			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phases[p].name, wall * 1e3,
-			       mib_s, ns_to_s(phases[p].cpu_ns) * 1e3, phases[p].faults);
+			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phase_names[p], wall * 1e3,
+			       mib_s, ns_to_s(t.cpu_ns) * 1e3, t.faults);
 	}
 	if (verify && !csv)
 		printf("verified: the copy and the %zu files match the buffer\n", nfiles);
