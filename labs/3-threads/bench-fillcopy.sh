@@ -52,9 +52,9 @@ for ((i = 0; i < REPS; i++)); do
 done
 report "fill 16 MiB, 1 thread: time rand() / xoshiro" "$rand" "$xoshiro" 20
 
-# The source's 255 MiB: a fill of 64 MiB takes under 10 ms, of which the
-# second thread's start (a millisecond or more on a virtual machine whose
-# other CPU sleeps) is too large a part to measure the fill itself.
+# The source's 255 MiB: the longer the fill, the smaller the part of a
+# thread that wakes late from the barrier (a millisecond or more on a
+# virtual machine whose other CPU sleeps).
 one="" two=""
 for ((i = 0; i < REPS; i++)); do
 	one+=" $(field fill 9 -s 255M --prefault -t 1)"
