@@ -215,28 +215,31 @@ static int create_file(const struct config *c)
 	return fd;
 }
 
-/* Random bytes, which no disk or file system can compress or deduplicate. */
-static void random_bytes(void *p, size_t n)
+/*
+ * n bytes from r: random data, which no disk or file system can compress,
+ * nor deduplicate as long as r goes on from one call to the next (a
+ * virtual disk's host may do either).
+ */
+static void random_bytes(struct rng *r, void *p, size_t n)
 {
-	struct rng r;
 	uint64_t word;
 
-	rng_seed(&r, 0);
 	for (size_t i = 0; i < n; i += sizeof word) {
-		word = rng_next(&r);
+		word = rng_next(r);
 		memcpy((char *)p + i, &word, n - i < sizeof word ? n - i : sizeof word);
 	}
 }
 
-/* Fills the file before the trials, so that reads find real data. */
-static void fill(const struct config *c, int fd)
+/* Fills the file before the trials, so that reads find real data: new
+ * random bytes for every chunk, not one chunk over and over. */
+static void fill(const struct config *c, int fd, struct rng *r)
 {
 	enum { CHUNK = 1 << 20 };
 	char *chunk = xmalloc(CHUNK);
 
-	random_bytes(chunk, CHUNK);
 	for (uint64_t left = c->file, n; left > 0; left -= n) {
 		n = left < CHUNK ? left : CHUNK;
+		random_bytes(r, chunk, n);
 		if (write_all(fd, chunk, n) != 0)
 			die_errno(c->path);
 	}
@@ -432,7 +435,7 @@ static void configure(int argc, char **argv, struct config *c)
 int main(int argc, char **argv)
 {
 	struct config c;
-	struct rng rng;
+	struct rng rng, data;	/* the offsets' generator (--seed), the bytes' */
 	uint32_t align = 0, mem_align = 0;
 	void *buf;
 	int fd, iofd, err, warned = 0;
@@ -471,7 +474,8 @@ int main(int argc, char **argv)
 		// that is not a multiple of align: O_DIRECT would fail with EINVAL.
 		*/
 	}
-	fill(&c, fd);
+	rng_seed(&data, 0);
+	fill(&c, fd, &data);
 	iofd = fd;
 	if (c.direct) {
 		iofd = open(c.path, (c.op == READ ? O_RDONLY : O_WRONLY) | O_DIRECT);
@@ -485,7 +489,7 @@ int main(int argc, char **argv)
 	err = posix_memalign(&buf, mem_align > 4096 ? mem_align : 4096, c.io);
 	if (err != 0)
 		die("out of memory (%" PRIu64 " bytes)", c.io);
-	random_bytes(buf, c.io);
+	random_bytes(&data, buf, c.io);
 
 	for (uint64_t i = 0; i < c.trials; i++) {
 		make_offsets(&c, &rng, off);	/* outside the timing */
