@@ -80,7 +80,9 @@ static atomic_bool dump_failed;
 static pthread_barrier_t phase_start;
 
 enum { FILL, COPY, DUMP, PHASES };
-static const char *const phase_names[PHASES] = { "fill", "copy", "dump" };
+static const char *const phase_names[PHASES] = {
+	[FILL] = "fill", [COPY] = "copy", [DUMP] = "dump",
+};
 
 /* One thread's share of a phase: when it started and ended on the
  * monotonic clock, and the CPU time and minor page faults it used. */
@@ -234,15 +236,17 @@ static void prefault(unsigned char *p, size_t from, size_t to)
 
 /*
  * The life of one thread: --prefault's touches, not timed, then the three
- * phases, each after the barrier. Every
- * thread measures its own share with its own clocks, so that neither the
- * cost of starting threads nor the wait in the barrier is in the timing.
- * The same thread fills and then copies its chunk: the chunk's last bytes
- * are still in the cache of the core that wrote them.
+ * phases, each after the barrier. Every thread measures its own share with
+ * its own clocks, so that neither the cost of starting threads nor the wait
+ * in the barrier is in the timing. The same thread fills and then copies
+ * its chunk: the chunk's last bytes are still in the cache of the core
+ * that wrote them.
  */
 static void *work(void *arg)
 {
-	static void (*const run[PHASES])(struct worker *) = { fill, copy_chunk, dump };
+	static void (*const run[PHASES])(struct worker *) = {
+		[FILL] = fill, [COPY] = copy_chunk, [DUMP] = dump,
+	};
 	struct worker *w = arg;
 
 	/* Each thread maps the pages it will use, as a NUMA machine wants (a
