@@ -24,6 +24,13 @@ tiny | quick | full) ;;
 esac
 mkdir -p "$DATA" "$SCRATCH"
 
+# median: the median of the numbers on stdin, one per line (the mean of
+# the middle two when there is an even number of them).
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # by_scale TINY QUICK FULL: prints the value that goes with SCALE.
 by_scale() {
 	case $SCALE in

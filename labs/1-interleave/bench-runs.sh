@@ -18,9 +18,6 @@ cat "$file" >/dev/null	# into the page cache
 wall() {
 	"$BIN/launch" --csv "$@" | awk -F, '/^1,1,/ { print $(NF-5) }'
 }
-median() {
-	sort -g | awk '{ x[NR] = $1 } END { print (NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }'
-}
 
 wc_times=() runs_times=()
 for ((i = 0; i < REPS; i++)); do

@@ -23,12 +23,6 @@ field() {
 		awk -F, -v phase="$phase" -v c="$column" '$8 == phase { print $c }'
 }
 
-# median: the median of the numbers on stdin, one per line.
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 # report LABEL NUMERATORS DENOMINATORS GOAL: the ratio of the two medians;
 # a missed goal sets missed=1.
 missed=0

@@ -25,11 +25,6 @@ STRIDE_TOTAL=$(by_scale 1M 16M 64M)	# one pass of 4 KiB every 64 KiB: FILE / 16
 file=$(scratch_file validate.dat)
 rm -f "$file"	# iopattern refuses an existing file
 
-# median NUMBER...: the middle one.
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ x[NR] = $1 } END { print x[int((NR + 1) / 2)] }'
-}
-
 # range NUMBER...: "LOWEST-HIGHEST", rounded.
 range() {
 	printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }'
@@ -59,8 +54,8 @@ job() {
 			awk -F, 'NR == 2 { print $16 }')")
 		if ((i % 2 == 0)); then run_fio "${fio[@]}"; fi
 	done
-	a=$(median "${ours_mib_s[@]}")
-	b=$(median "${theirs_mib_s[@]}")
+	a=$(printf '%s\n' "${ours_mib_s[@]}" | median)
+	b=$(printf '%s\n' "${theirs_mib_s[@]}" | median)
 	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')
 	verdict=""
 	if [ "$goal" = goal ]; then
