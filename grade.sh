@@ -46,7 +46,7 @@ MAX_TAR_BYTES=$((200 * 1024 * 1024))	# unpacked submission
 MAX_TAR_ENTRIES=5000
 LIMIT_FSIZE=$((512 * 1024 * 1024))	# largest file a program may write
 LIMIT_AS=$((2 * 1024 * 1024 * 1024))	# address space
-LIMIT_PROCS=128				# processes above what the user has
+LIMIT_PROCS=128				# processes and threads per program run
 
 # ---------------------------------------------------------------- results
 
@@ -114,9 +114,10 @@ setup_containment() {
 		chmod 755 "$WORK"
 		chmod 777 "$RUN"
 	fi
-	# The limit counts every process and thread of the user, so the other
-	# gradings of a --batch, running as the same user, get their share too.
-	NPROC=$(($(ps -L -u "$user" -o lwp= 2>/dev/null | wc -l) + LIMIT_PROCS * ${GRADE_PARALLEL:-1}))
+	# RLIMIT_NPROC counts every process and thread of the user, so this
+	# outer limit leaves room for what the user already runs and for the
+	# other gradings of a --batch, running as the same user.
+	NPROC=$(($(ps -L -u "$user" -o lwp= 2>/dev/null | wc -l) + (LIMIT_PROCS + 8) * ${GRADE_PARALLEL:-1}))
 	CONTAINMENT="time and resource limits (cpu, fsize, nproc, as)"
 	[ ${#DROP[@]} -gt 0 ] && CONTAINMENT="$CONTAINMENT, run as nobody"
 	if command -v bwrap >/dev/null 2>&1; then
@@ -124,7 +125,14 @@ setup_containment() {
 			--tmpfs "$KIT" --tmpfs "$WORK" --ro-bind "$STUDENT/bin" "$STUDENT/bin"
 			--ro-bind "$REFBIN" "$REFBIN"
 			--bind "$RUN" "$RUN" --unshare-all --die-with-parent --new-session
-			--chdir "$RUN" --setenv HOME "$RUN")
+			--chdir "$RUN" --setenv HOME "$RUN"
+			prlimit --nproc="$LIMIT_PROCS" --)
+		# Inside bwrap's own user namespace the kernel (5.14 on) counts a
+		# process limit over that namespace's tasks only, so the prlimit
+		# above holds one program to LIMIT_PROCS: a fork bomb cannot take
+		# the other gradings' share of the outer limit. (Where the kernel
+		# counts the whole user instead, the try below may fail, and the
+		# grading goes on without the sandbox.)
 		SANDBOX=("${try[@]}")
 		if contain 10 true 2>/dev/null; then
 			CONTAINMENT="bubblewrap sandbox (no network, read-only system), $CONTAINMENT"

@@ -128,6 +128,25 @@ max_score() {
 	! pgrep -f "iolab-grade.*/bin/writer"
 }
 
+@test "grade.sh: in the sandbox a fork bomb is held to its own process limit" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: student programs run as nobody"
+	grep -q '^Containment: bubblewrap sandbox' "$BATS_FILE_TMPDIR/subs/reference.txt" ||
+		skip "bubblewrap cannot start here"
+	# As one of a batch of 4, the outer limit leaves room for 4 gradings;
+	# the bomb alone must stay within one program's 128 tasks.
+	local before peak=0 n
+	before=$(ps -L -u nobody -o lwp= | wc -l)
+	GRADE_PARALLEL=4 "$ROOT/grade.sh" --labs 1 "$BATS_FILE_TMPDIR/subs/fork-bomb" >/dev/null 2>&1 &
+	while kill -0 $! 2>/dev/null; do
+		n=$(ps -L -u nobody -o lwp= | wc -l)
+		[ "$n" -le "$peak" ] || peak=$n
+		sleep 0.1
+	done
+	echo "nobody's tasks: $before before, $peak at the peak"
+	[ "$peak" -ge $((before + 100)) ]	# the bomb did go off
+	[ "$peak" -le $((before + 128 + 16)) ]
+}
+
 @test "grade.sh: the report says which containment was used" {
 	grep -q '^Containment: ' "$BATS_FILE_TMPDIR/subs/reference.txt"
 	if command -v bwrap >/dev/null && bwrap --ro-bind / / true 2>/dev/null; then
