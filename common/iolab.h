@@ -174,6 +174,27 @@ static inline char parse_char(const char *option, const char *arg)
 }
 
 /*
+ * The index of arg in names (a NULL-terminated list), or a usage error
+ * that names the choices: "--rng: 'mt' is not xoshiro, rand_r or rand".
+ */
+static inline int parse_choice(const char *option, const char *arg,
+			       const char *const *names)
+{
+	char list[256] = "";
+	int n;
+
+	for (n = 0; names[n] != NULL; n++)
+		if (strcmp(arg, names[n]) == 0)
+			return n;
+	for (int i = 0; i < n; i++) {
+		size_t used = strlen(list);
+		snprintf(list + used, sizeof list - used, "%s%s",
+			 i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+	}
+	usage_error("%s: '%s' is not %s", option, arg, list);
+}
+
+/*
  * A size in bytes in [min, max]: digits with an optional suffix K, M or G
  * (powers of 1024, either case), or a usage error naming the option.
  */

@@ -29,6 +29,24 @@ load helpers
 	usage_fails
 }
 
+@test "parse_choice: the index of an exact match; anything else exit 2, naming the choices" {
+	run "$UNIT" choice --rng rand xoshiro rand_r rand
+	[ "$status" -eq 0 ]
+	[ "$output" = 2 ]
+	run "$UNIT" choice --rng xoshiro xoshiro rand_r rand
+	[ "$output" = 0 ]
+	for bad in Rand ran rand_ "" "rand "; do
+		run "$UNIT" choice --rng "$bad" xoshiro rand_r rand
+		usage_fails
+		[ "${lines[0]}" = "test-common: --rng: '$bad' is not xoshiro, rand_r or rand" ]
+	done
+	run "$UNIT" choice -m sideways append overwrite
+	usage_fails
+	[ "${lines[0]}" = "test-common: -m: 'sideways' is not append or overwrite" ]
+	run "$UNIT" choice -x y only
+	[ "${lines[0]}" = "test-common: -x: 'y' is not only" ]
+}
+
 @test "parse_size: K, M and G are powers of 1024, either case" {
 	run "$UNIT" size -s 4K 0 18446744073709551615
 	[ "$output" = 4096 ]

@@ -209,8 +209,8 @@ direct_works() {
 	check "--op, --pattern and -b are required" --op read --pattern seq f
 	check "expected one FILE, got 0" "${ok[@]}"
 	check "expected one FILE, got 2" "${ok[@]}" f g
-	check "--op: 'copy' is not one of the choices" --op copy --pattern seq -b 4K f
-	check "--pattern: 'zigzag' is not one" --op read --pattern zigzag -b 4K f
+	check "--op: 'copy' is not read or write" --op copy --pattern seq -b 4K f
+	check "--pattern: 'zigzag' is not seq, stride or random" --op read --pattern zigzag -b 4K f
 	check "-b: 0 is out of range" --op read --pattern seq -b 0 f
 	check "-b: '4Q' is not a size" --op read --pattern seq -b 4Q f
 	check "--pattern stride needs --stride" --op read --pattern stride -b 4K f
@@ -218,7 +218,7 @@ direct_works() {
 		--op read --pattern stride -b 4K --stride 2K f
 	check "--stride: only with --pattern stride" "${ok[@]}" --stride 8K f
 	check "--sync: reads have nothing to fsync" "${ok[@]}" --sync end f
-	check "--sync: 'sometimes' is not one" --op write --pattern seq -b 4K --sync sometimes f
+	check "--sync: 'sometimes' is not none, end or each" --op write --pattern seq -b 4K --sync sometimes f
 	check "--total: 6144 bytes is not a whole number of 4096-byte I/Os" "${ok[@]}" --total 6K f
 	check "--file-size: 2048 bytes cannot hold one 4096-byte I/O" "${ok[@]}" --file-size 2K f
 	check "--total: 8388608 I/Os per trial is more than" --op read --pattern seq -b 1 \

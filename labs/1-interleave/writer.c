@@ -37,6 +37,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const modes[] = { "append", "overwrite", NULL };
 	char line[3] = "A\n";
 	uint64_t lines = 1000000;
 	int append = 1;
@@ -54,12 +55,7 @@ int main(int argc, char **argv)
 			lines = parse_count("-n", optarg, 1, 1000000000);
 			break;
 		case 'm':
-			if (strcmp(optarg, "append") == 0)
-				append = 1;
-			else if (strcmp(optarg, "overwrite") == 0)
-				append = 0;
-			else
-				usage_error("-m: '%s' is not append or overwrite", optarg);
+			append = parse_choice("-m", optarg, modes) == 0;
 			break;
 		case 'b':
 			buffer = (int64_t)parse_size("-b", optarg, 0, 1 << 30);

@@ -51,15 +51,6 @@ static const char *const kind_names[] = { "none", "flock", "fcntl", "ofd", NULL 
 enum sync_mode { SYNC_NONE, SYNC_FDATASYNC, SYNC_FSYNC };
 static const char *const sync_names[] = { "none", "fdatasync", "fsync", NULL };
 
-/* The index of arg in names (a NULL-terminated list), or a usage error. */
-static int pick(const char *option, const char *arg, const char *const *names)
-{
-	for (int i = 0; names[i] != NULL; i++)
-		if (strcmp(arg, names[i]) == 0)
-			return i;
-	usage_error("%s: '%s' is not one of the choices", option, arg);
-}
-
 /*
  * Takes (take = 1, waiting as long as another owner holds it) or releases
  * (take = 0) an exclusive lock of the given kind on the whole file.
@@ -139,10 +130,10 @@ int main(int argc, char **argv)
 			flush = 0;
 			break;
 		case 'l':
-			kind = (enum kind)pick("--lock", optarg, kind_names);
+			kind = (enum kind)parse_choice("--lock", optarg, kind_names);
 			break;
 		case 's':
-			sync = (enum sync_mode)pick("--sync", optarg, sync_names);
+			sync = (enum sync_mode)parse_choice("--sync", optarg, sync_names);
 			break;
 		case 'H':
 			hold_ms = parse_count("--hold-ms", optarg, 0, 3600000);

@@ -61,7 +61,8 @@ static const char usage[] =
 #define MAX_FILES 10000
 
 enum gen { XOSHIRO, RAND_R, RAND };
-static const char *const gen_names[] = { "xoshiro", "rand_r", "rand" };
+static const char *const gen_names[] = { "xoshiro", "rand_r", "rand", NULL };
+static const char *const copy_names[] = { "memcpy", "bytes", NULL };
 
 /* The run's settings and buffers: set by main() before any thread starts,
  * then only read (the buffers' bytes excepted: each thread writes its own). */
@@ -427,21 +428,8 @@ int main(int argc, char **argv)
 		case 's': size = parse_size("-s", optarg, 1, (uint64_t)1 << 40); break;
 		case 'f': nfiles = parse_count("-f", optarg, 1, MAX_FILES); break;
 		case 'd': dir = optarg; break;
-		case 'r':
-			if (strcmp(optarg, "xoshiro") == 0)
-				gen = XOSHIRO;
-			else if (strcmp(optarg, "rand_r") == 0)
-				gen = RAND_R;
-			else if (strcmp(optarg, "rand") == 0)
-				gen = RAND;
-			else
-				usage_error("--rng: '%s' is not xoshiro, rand_r or rand", optarg);
-			break;
-		case 'c':
-			if (strcmp(optarg, "memcpy") != 0 && strcmp(optarg, "bytes") != 0)
-				usage_error("--copy: '%s' is not memcpy or bytes", optarg);
-			copy_bytes = strcmp(optarg, "bytes") == 0;
-			break;
+		case 'r': gen = (enum gen)parse_choice("--rng", optarg, gen_names); break;
+		case 'c': copy_bytes = parse_choice("--copy", optarg, copy_names) == 1; break;
 		case 'P': pre = true; break;
 		case 'V': verify = true; break;
 		case 'S': do_fsync = true; break;
@@ -509,7 +497,7 @@ int main(int argc, char **argv)
 		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s, %s\n"
 		       "phase        ms      MiB/s     cpu ms     faults\n",
 		       nthreads, nthreads > 1 ? "s" : "", size, size / 1048576.0, nfiles, dir,
-		       gen_names[gen], copy_bytes ? "bytes" : "memcpy",
+		       gen_names[gen], copy_names[copy_bytes],
 		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync");
 	for (int p = 0; p < PHASES; p++) {
 		struct span t = phase_total(p);
@@ -517,7 +505,7 @@ int main(int argc, char **argv)
 
 		if (csv)
 			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld\n", nthreads, size,
-			       nfiles, gen_names[gen], copy_bytes ? "bytes" : "memcpy", pre,
+			       nfiles, gen_names[gen], copy_names[copy_bytes], pre,
 			       do_fsync, phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults);
 		else
 			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phase_names[p], wall * 1e3,

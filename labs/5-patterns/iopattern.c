@@ -67,15 +67,6 @@ struct trial {
 	double wall_s, cpu_s, bytes_per_ns, mib_s, iops, p50_us, p99_us, cached_pct;
 };
 
-/* The index of arg in names (a NULL-terminated list), or a usage error. */
-static int pick(const char *option, const char *arg, const char *const *names)
-{
-	for (int i = 0; names[i] != NULL; i++)
-		if (strcmp(arg, names[i]) == 0)
-			return i;
-	usage_error("%s: '%s' is not one of the choices", option, arg);
-}
-
 /* 4096 -> "4 KiB": sizes as people say them, into buf (at least 32 bytes). */
 static const char *human(uint64_t bytes, char *buf)
 {
@@ -372,15 +363,15 @@ static void configure(int argc, char **argv, struct config *c)
 	*c = (struct config){ .op = -1, .pattern = -1, .trials = 5, .seed = 1 };
 	while ((opt = getopt_long(argc, argv, "o:p:b:s:f:t:dcS:r:h", options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': c->op = pick("--op", optarg, op_names); break;
-		case 'p': c->pattern = pick("--pattern", optarg, pattern_names); break;
+		case 'o': c->op = parse_choice("--op", optarg, op_names); break;
+		case 'p': c->pattern = parse_choice("--pattern", optarg, pattern_names); break;
 		case 'b': c->io = parse_size("-b", optarg, 1, (uint64_t)1 << 30); break;
 		case 's': c->stride = parse_size("--stride", optarg, 1, max_size); break;
 		case 'f': c->file = parse_size("--file-size", optarg, 1, max_size); break;
 		case 't': c->total = parse_size("--total", optarg, 1, max_size); break;
 		case 'd': c->direct = 1; break;
 		case 'c': c->cold = 1; break;
-		case 'S': c->sync = pick("--sync", optarg, sync_names); break;
+		case 'S': c->sync = parse_choice("--sync", optarg, sync_names); break;
 		case 'r': c->trials = parse_count("-r", optarg, 1, 1000); break;
 		case 'e': c->seed = parse_count("--seed", optarg, 0, UINT64_MAX); break;
 		case 'C': c->csv = 1; break;

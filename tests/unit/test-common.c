@@ -4,6 +4,7 @@
  *
  *   test-common count OPTION ARG MIN MAX   print parse_count()'s value
  *   test-common size OPTION ARG MIN MAX    print parse_size()'s value
+ *   test-common choice OPTION ARG NAME...  print parse_choice()'s index
  *   test-common stats X...                 print summarize() of the samples
  *   test-common write-all BYTES            write a pattern to stdout with
  *                                          write_all() while a timer keeps
@@ -27,6 +28,7 @@
 
 static const char usage[] =
 	"usage: test-common count|size OPTION ARG MIN MAX\n"
+	"       test-common choice OPTION ARG NAME...\n"
 	"       test-common stats X...\n"
 	"       test-common write-all BYTES\n"
 	"       test-common timing\n"
@@ -110,6 +112,11 @@ int main(int argc, char **argv)
 		uint64_t v = cmd[0] == 'c' ? parse_count(argv[2], argv[3], min, max)
 					   : parse_size(argv[2], argv[3], min, max);
 		printf("%" PRIu64 "\n", v);
+		return 0;
+	}
+	if (strcmp(cmd, "choice") == 0 && argc >= 5) {
+		/* argv[argc] is NULL (C11 5.1.2.2.1): it ends the names. */
+		printf("%d\n", parse_choice(argv[2], argv[3], (const char *const *)argv + 4));
 		return 0;
 	}
 	if (strcmp(cmd, "stats") == 0 && argc >= 3) {
