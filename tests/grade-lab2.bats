@@ -2,7 +2,8 @@
 # grade.sh on Lab 2: full marks for a tiny-scale reference submission, and
 # exactly the right checks lost by broken copies of it: a lockbench whose
 # --csv row counts a batch too many, one that hangs when a sync fails, one
-# that flushes even with --no-flush, and made-up results.
+# that flushes even with --no-flush, one that flushes after the unlock, and
+# made-up results.
 
 load helpers
 load grading
@@ -29,6 +30,14 @@ setup_file() {
 	variant always-flush
 	sed -i 's/^\t\tif (flush && fflush(fp) != 0)$/\t\tif (fflush(fp) != 0)/' subs/always-flush/$lab2/lockbench.c
 	changed always-flush $lab2/lockbench.c
+	# The flush comes after the unlock: the batch's last write(2) is
+	# unlocked, which two writers show only when the other one takes the
+	# lock in that moment.
+	variant unlock-then-flush
+	sed -i -e 's/^\t\tif (flush && fflush(fp) != 0)$/\t\tif (0)/' \
+		-e 's/^\t\tint64_t released = now_ns();$/&\n\t\tif (flush \&\& fflush(fp) != 0)\n\t\t\tdie_errno(path);/' \
+		subs/unlock-then-flush/$lab2/lockbench.c
+	changed unlock-then-flush $lab2/lockbench.c
 	# Made-up results: every writer took exactly 2 s, whatever K.
 	variant fabricated
 	awk -F, -v OFS=, 'NR > 1 { $9 = "2.000000" } 1' $ref/data/lab2.csv >subs/fabricated/data/lab2.csv
@@ -63,6 +72,14 @@ setup_file() {
 	grep -q "the batches were still written inside the lock" "$BATS_FILE_TMPDIR/subs/always-flush.txt"
 	grep -q "reproduce: rm -f t; bin/lockbench -c H .* --no-flush t" "$BATS_FILE_TMPDIR/subs/always-flush.txt"
 	[ "$(points_lost always-flush)" -eq 2 ]
+}
+
+@test "grade-lab2: a flush after the unlock is caught by strace, every time" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	[ "$(failed unlock-then-flush)" = "two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock" ]
+	grep -q "write(2)s to the file came with no lock held" "$BATS_FILE_TMPDIR/subs/unlock-then-flush.txt"
+	grep -q "reproduce: strace -e trace=flock,fcntl,write bin/lockbench -n [0-9]* -k [0-9]* --lock [a-z]* t" "$BATS_FILE_TMPDIR/subs/unlock-then-flush.txt"
+	[ "$(points_lost unlock-then-flush)" -eq 3 ]
 }
 
 @test "grade-lab2: made-up constant timings are caught by both data checks" {

@@ -12,10 +12,12 @@ apt-get update -q
 # gcc, make: build the students' programs and the kit's. bubblewrap: the
 # sandbox grade.sh runs them in (it falls back to limits alone when the
 # container cannot start one). util-linux: prlimit, setpriv. procps: ps.
+# strace: Lab 2's check that every write comes inside the lock (left out
+# where the container forbids ptrace).
 # gnuplot-nox, bats: the kit's own make plot and make test, for checking
 # the image by hand. (bash, awk, tar, gzip, coreutils: in every image.)
 apt-get install -y -q --no-install-recommends \
-	gcc libc6-dev make util-linux procps bubblewrap gnuplot-nox bats
+	gcc libc6-dev make util-linux procps bubblewrap strace gnuplot-nox bats
 # setpriv is in util-linux on current releases, its own package on older ones.
 command -v setpriv >/dev/null || apt-get install -y -q --no-install-recommends setpriv
 
