@@ -116,7 +116,8 @@ setup_containment() {
 	fi
 	# RLIMIT_NPROC counts every process and thread of the user, so this
 	# outer limit leaves room for what the user already runs and for the
-	# other gradings of a --batch, running as the same user.
+	# other gradings of a --batch, running as the same user: each one's
+	# program, and 8 more for bwrap's processes around it.
 	NPROC=$(($(ps -L -u "$user" -o lwp= 2>/dev/null | wc -l) + (LIMIT_PROCS + 8) * ${GRADE_PARALLEL:-1}))
 	CONTAINMENT="time and resource limits (cpu, fsize, nproc, as)"
 	[ ${#DROP[@]} -gt 0 ] && CONTAINMENT="$CONTAINMENT, run as nobody"
