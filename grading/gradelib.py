@@ -1,0 +1,340 @@
+"""gradelib: the library behind grade.sh.
+
+A lab's grading module (grading/labN.py) declares its checks:
+
+    LAB = 1
+    QUESTIONS = {"Q1.1": 2, ...}          # written answers, graded by hand
+    COLUMNS = {"data/lab1.csv": [...]}    # what the data checks read
+
+    @check(3, "writer: line counts, append and overwrite modes", needs=["writer"])
+    def writer(g):
+        ...
+        g.expect(cond, "what is wrong", reproduce="bin/writer ...")
+
+A check passes when it returns, fails when it raises Fail (g.fail, g.expect).
+`g` (a Grading) runs the student's programs contained (g.student), the kit's
+own programs on the grader's own copies of the inputs (g.reference), and
+reads what students' programs wrote without following their links (g.read).
+Every check gets a fresh run directory, and every process it started is
+gone when it ends.  One record per check: the terminal report, results.json
+and the class CSV are all rendered from the records.
+"""
+
+import csv
+import io
+import math
+import os
+import random
+import re
+import resource
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+
+import sandbox
+
+KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
+
+
+class Fail(Exception):
+    """A check failed: message says what, reproduce how to see it again."""
+
+    def __init__(self, message, reproduce=None):
+        super().__init__(message)
+        self.message, self.reproduce = message, reproduce
+
+
+class Check:
+    def __init__(self, lab, points, title, fn, needs, timeout):
+        self.lab, self.points, self.title, self.fn = lab, points, title, fn
+        self.needs, self.timeout = needs, timeout
+
+    @property
+    def name(self):
+        return f"lab{self.lab}: {self.title}" if self.lab else f"all: {self.title}"
+
+
+class Mutant:
+    """A known-wrong variant of a kit program: in file, each (old, new) of
+    edits replaces text that is there exactly once, and the check titled
+    kills must then fail in every grading (grading/mutants.py)."""
+
+    def __init__(self, name, file, edits, kills):
+        self.name, self.file, self.edits, self.kills = name, file, edits, kills
+
+
+CHECKS = []     # every lab's checks, in the order they are declared
+_current_lab = [None]
+
+
+def check(points, title, needs=(), timeout=120):
+    """Declares a check of the lab whose module is being loaded."""
+    def register(fn):
+        CHECKS.append(Check(_current_lab[0], points, title, fn, tuple(needs), timeout))
+        return fn
+    return register
+
+
+# ------------------------------------------------------------------ text from students
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(data):
+    """Text that is safe to print and to put in JSON: invalid UTF-8 and
+    control characters (ESC, CR, ...) shown as \\xNN."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", data)
+
+
+_NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?")
+
+
+def number(text, where=""):
+    """A finite decimal number, or Fail: no nan, inf, hex or 1e9919."""
+    if not _NUMBER.fullmatch(text.strip()):
+        raise Fail(f"{where}'{clean(text)[:40]}' is not a number")
+    value = float(text)
+    if not math.isfinite(value) or abs(value) > 1e15:
+        raise Fail(f"{where}'{clean(text)[:40]}' is out of range")
+    return value
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+
+# ------------------------------------------------------------------ running programs
+
+class Result:
+    """How a program ended and what it printed."""
+
+    def __init__(self, status, out, err, wall_s, cpu_s, killed=None):
+        self.status, self.out, self.err = status, out, err
+        self.wall_s, self.cpu_s, self.killed = wall_s, cpu_s, killed
+
+    @property
+    def text(self):
+        return self.out.decode("utf-8", "replace")
+
+    def why(self, prog):
+        """Why it did not exit 0, in words."""
+        if self.killed:
+            return f"{prog} {self.killed}"
+        first = clean(self.err.decode("utf-8", "replace").strip().split("\n")[0])[:200]
+        return f"{prog}: exit status {self.status}" + (f" ({first})" if first else "")
+
+
+class Running:
+    """A student's program started in the background (g.start)."""
+
+    def __init__(self, g, proc, out, err, started, timeout):
+        self.g, self.proc, self.out, self.err = g, proc, out, err
+        self.started, self.deadline = started, started + timeout
+
+    def wait(self):
+        g, killed, polls = self.g, None, 0
+        while True:
+            try:
+                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            except ChildProcessError:
+                pid, status, usage = self.proc.pid, 0, None
+            if pid:
+                break
+            polls += 1
+            if time.monotonic() > self.deadline:
+                killed = f"did not finish in {self.deadline - self.started:.0f} s (killed)"
+            elif polls % 20 == 0:
+                used, files = sandbox.usage_of([g.run], g.box.uid, shared=g.box.root and not g.box.bwrap)
+                if used > sandbox.LIMIT_DISK or files > sandbox.LIMIT_FILES:
+                    killed = f"wrote more than {sandbox.LIMIT_DISK >> 20} MiB or {sandbox.LIMIT_FILES} files (killed)"
+            if killed:
+                g.box.stop(self.proc)
+                pid, status, usage = self.proc.pid, -9, None
+                break
+            time.sleep(0.005)
+        self.proc.returncode = 0    # reaped above; subprocess must not wait again
+        wall = time.monotonic() - self.started
+        cpu = usage.ru_utime + usage.ru_stime if usage else 0.0
+        code = status if killed else (os.waitstatus_to_exitcode(status) if usage else 0)
+        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed)
+
+
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _read_capped(f):
+    f.seek(0)
+    data = f.read(OUTPUT_LIMIT)
+    f.close()
+    return data
+
+
+class Grading:
+    """One submission being graded: its directories, its sandbox, and what
+    a check needs to run programs and read files."""
+
+    def __init__(self, sub, work, box, rng):
+        self.sub, self.work, self.box, self.rng = sub, work, box, rng
+        self.build = os.path.join(work, "build")
+        self.bin = os.path.join(self.build, "bin")
+        self.run = self.ref = None
+        self._n = 0
+        self.built = set()
+
+    # -- inputs drawn anew for every grading, so that no answer can be
+    #    written into a program in advance
+
+    def between(self, lo, hi):
+        return self.rng.randint(lo, hi)
+
+    def char(self):
+        return chr(ord("C") + self.rng.randrange(24))
+
+    def pick(self, *choices):
+        return self.rng.choice(choices)
+
+    # -- directories
+
+    def fresh(self):
+        """A new run directory for students' programs (theirs to write) and a
+        new reference directory (the grader's alone)."""
+        self.box.end_processes()
+        self._n += 1
+        self.run = os.path.join(self.work, f"run-{self._n}")
+        self.ref = os.path.join(self.work, f"ref-{self._n}")
+        os.mkdir(self.run, 0o700)
+        os.mkdir(self.ref, 0o700)
+        self.box.own(self.run)
+
+    def put(self, name, data, where=None):
+        """Writes a file the grader made into the run directory (before any
+        student program runs there), or into where (e.g. g.ref)."""
+        path = os.path.join(where or self.run, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        if where is None:
+            self.box.own(path)
+        return path
+
+    def read(self, name, limit=OUTPUT_LIMIT * 64):
+        """What a student's program left in the run directory: a regular
+        file of the students' uid, opened without following links and
+        without blocking on a FIFO; None when there is no such file."""
+        dfd = os.open(self.run, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dfd)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise Fail(f"{name}: not a file your program wrote ({e.strerror})") from None
+        finally:
+            os.close(dfd)
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or (self.box.root and st.st_uid != self.box.uid):
+                raise Fail(f"{name}: not a file your program wrote")
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            raise Fail(f"{name}: larger than {limit} bytes")
+        return data
+
+    # -- programs
+
+    def need(self, *progs):
+        for prog in progs:
+            if prog not in self.built:
+                raise Fail(f"bin/{prog} did not build: see the build check")
+
+    def _capture(self):
+        return tempfile.TemporaryFile(dir=self.work)
+
+    def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None):
+        """Starts the student's prog (or the program at path, e.g. the kit's
+        launch timing it) in the run directory, contained; .wait() ends it."""
+        argv = [path or os.path.join(self.bin, prog)] + [str(a) for a in args]
+        out, err = self._capture(), self._capture()
+        src = subprocess.DEVNULL
+        if stdin is not None:
+            src = self._capture()
+            src.write(stdin.encode() if isinstance(stdin, str) else stdin)
+            src.seek(0)
+        proc = self.box.popen(argv, cwd=self.run, binds=[self.run], ro_binds=[self.bin],
+                              allow_io_uring=io_uring, cpu=2 * timeout + 1,
+                              stdin=src, stdout=out, stderr=err)
+        if stdin is not None:
+            src.close()
+        return Running(self, proc, out, err, time.monotonic(), timeout)
+
+    def student(self, prog, *args, **kw):
+        """Runs the student's prog to its end, contained: a Result."""
+        return self.start(prog, *args, **kw).wait()
+
+    def reference(self, prog, *args, timeout=60, cwd=None, stdin=None):
+        """Runs the kit's prog as the grader, in the reference directory (or
+        cwd, one of the grader's own), on the grader's own inputs."""
+        start, before = time.monotonic(), _children_cpu()
+        try:
+            p = subprocess.run([os.path.join(KIT, "bin", prog)] + [str(a) for a in args],
+                               cwd=cwd or self.ref, input=stdin.encode() if isinstance(stdin, str) else stdin,
+                               capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Fail(f"the kit's {prog} did not finish in {timeout} s: ask your instructor") from None
+        return Result(p.returncode, p.stdout, p.stderr, time.monotonic() - start, _children_cpu() - before)
+
+    def ok(self, result, prog, reproduce):
+        """Fails unless result is exit status 0."""
+        if result.status != 0 or result.killed:
+            raise Fail(result.why(prog), reproduce)
+
+    # -- the submission's files
+
+    def file(self, rel):
+        """Bytes of a file of the submission (already copied, read-only to
+        students' code), or None."""
+        path = os.path.join(self.sub, rel)
+        if not os.path.isfile(path) or os.path.islink(path):
+            return None
+        with open(path, "rb") as f:
+            return f.read(sandbox.LIMIT_DISK)
+
+    def rows(self, rel, numeric=(), lab=None):
+        """The rows of the submission's CSV rel as dicts, with the numeric
+        columns parsed strictly; Fail when it is missing or malformed."""
+        data = self.file(rel)
+        again = f"make lab{lab}" if lab else None
+        if data is None:
+            raise Fail(f"{rel} is missing", again)
+        reader = csv.DictReader(io.StringIO(data.decode("utf-8", "replace")))
+        missing = [c for c in numeric if c not in (reader.fieldnames or [])]
+        if missing:
+            raise Fail(f"{rel}: no column {', '.join(missing)}", again)
+        rows = []
+        for n, row in enumerate(reader, start=2):
+            if None in row or None in row.values():
+                raise Fail(f"{rel} line {n}: {len(reader.fieldnames)} fields expected", again)
+            for c in numeric:
+                row[c] = number(row[c], f"{rel} line {n}, {c}: ")
+            rows.append(row)
+        if not rows:
+            raise Fail(f"{rel}: no rows", again)
+        return rows
+
+
+def expect(cond, message, reproduce=None):
+    if not cond:
+        raise Fail(message, reproduce)
+
+
+def lines_of(char, n):
+    """n lines holding char, as the writers of Labs 1 and 2 write them."""
+    return (char + "\n") * n

@@ -1,0 +1,213 @@
+"""Lab 1: interleaving.  Characters and counts are drawn anew for every
+grading; the kit's own programs, run on the grader's copies of the same
+inputs, say what the right output is."""
+
+import csv
+import io
+import os
+import random
+
+from gradelib import Fail, Mutant, check, expect, lines_of, median, number
+
+LAB = 1
+QUESTIONS = {"Q1.1": 2, "Q1.2": 2, "Q1.3": 3, "Q1.4": 2, "Q1.5": 2, "Q1.6": 2}
+LAB1_CSV = "data/lab1.csv"
+NUMBERS = ["trial", "lines_written", "wall_s", "user_s", "sys_s", "start_delay_s", "lines_found",
+           "lost_lines", "runs", "median_run_lines", "max_run_lines"]
+COLUMNS = {LAB1_CSV: ["experiment", "mode", "buffer_bytes", "writer"] + NUMBERS}
+
+
+@check(3, "writer: line counts, append and overwrite modes", needs=["writer"])
+def writer(g):
+    c, n = g.char(), g.between(1000, 40000)
+    again = f"bin/writer -c {c} -n {n} plain.txt"
+    g.ok(g.student("writer", "-c", c, "-n", n, "plain.txt"), "writer", again)
+    expect(g.read("plain.txt") == lines_of(c, n).encode(), f"not {n} lines of '{c}'", again)
+
+    # append adds at the end; overwrite starts at 0 and does not truncate
+    g.put("append.txt", lines_of("X", 50))
+    g.put("overwrite.txt", lines_of("X", n + 100))
+    g.ok(g.student("writer", "-c", c, "-n", n, "-m", "append", "-b", 0, "append.txt"), "writer -m append",
+         f"bin/writer -c {c} -n {n} -m append -b 0 FILE")
+    g.ok(g.student("writer", "-c", c, "-n", n, "-m", "overwrite", "overwrite.txt"), "writer -m overwrite",
+         f"bin/writer -c {c} -n {n} -m overwrite FILE")
+    expect(g.read("append.txt") == (lines_of("X", 50) + lines_of(c, n)).encode(),
+           f"append mode (-b 0) did not add {n} lines after the 50 there",
+           f"bin/writer -c {c} -n {n} -m append -b 0 FILE")
+    expect(g.read("overwrite.txt") == (lines_of(c, n) + lines_of("X", 100)).encode(),
+           f"overwrite mode did not write {n} lines over the start of a longer file",
+           f"bin/writer -c {c} -n {n} -m overwrite FILE")
+    expect(g.student("writer", "-n", 0, "x.txt").status == 2, "writer -n 0 should be a usage error (exit 2)")
+
+
+# Each command waits for the other's mark: only concurrent starts pass.
+MEET = 'touch "$1"\nfor i in $(seq 50); do [ -e "$2" ] && exit 0; sleep 0.1; done\nexit 3\n'
+
+
+@check(3, "launch: concurrent start, -r, -f, times and rusage", needs=["launch"])
+def launch(g):
+    trials = g.between(2, 4)
+    g.put("meet.sh", MEET)
+    g.put("count.sh", "echo x >>count.txt\n")
+    r = g.student("launch", "--csv", "-r", trials, "-f", "count.txt",
+                  "sh meet.sh a b", "sh meet.sh b a", "sh count.sh", timeout=30)
+    g.ok(r, "launch", f"bin/launch -r {trials} 'sh meet.sh a b' 'sh meet.sh b a'  (are the children started together?)")
+    rows = csv_rows(r.text, "launch --csv")
+    expect(len(rows) == 3 * trials and {row["child"] for row in rows} == {"1", "2", "3"},
+           f"expected {3 * trials} rows for -r {trials} and 3 commands")
+    expect(g.read("count.txt") == b"x\n", "-f did not remove the file before each trial")
+
+    # elapsed time and rusage: a sleep takes time but no CPU; a loop takes CPU
+    r = g.student("launch", "--csv", "sleep 0.3", "awk BEGIN{for(i=0;i<4000000;i++)s+=i}", "false", timeout=30)
+    expect(r.status != 0 and not r.killed, "a child exited 1 but launch exited 0", "bin/launch true false")
+    rows = {row["child"]: row for row in csv_rows(r.text, "launch --csv") if row["trial"] == "1"}
+    expect(len(rows) == 3, "expected a row for each of 3 children")
+    sleep, busy, false = rows["1"], rows["2"], rows["3"]
+    expect(num(sleep, "wall_s") >= 0.3 and num(sleep, "user_s") + num(sleep, "sys_s") < 0.15,
+           "'sleep 0.3' should take >= 0.3 s elapsed and almost no CPU")
+    expect(num(busy, "user_s") > 0, "a CPU-bound child should show user CPU time (wait4's rusage)")
+    expect(num(false, "exit_status") == 1, "'false' should show exit status 1")
+
+
+def csv_rows(text, what):
+    rows = list(csv.DictReader(io.StringIO(text)))
+    need = {"trial", "child", "wall_s", "user_s", "sys_s", "exit_status"}
+    if not rows or not need <= set(rows[0]):
+        raise Fail(f"{what}: no rows, or not the columns {', '.join(sorted(need))}")
+    return rows
+
+
+def num(row, column):
+    return number(row[column], f"{column}: ")
+
+
+def random_lines(seed):
+    """About 2 MB of runs of A, B and '?' lines among malformed ones."""
+    rnd, out, size = random.Random(seed), [], 0
+    while size < 2_000_000:
+        r, n = rnd.random(), 1 + rnd.randrange(700)
+        line = "AB" if r < 0.02 else "" if r < 0.03 else "?" if r < 0.05 else rnd.choice("AB")
+        out.append((line + "\n") * n)
+        size += n * (len(line) + 1)
+    return "".join(out)
+
+
+FIXTURES = "grading/fixtures/lab1"
+
+
+@check(4, "runs: --csv and --summary-csv as the kit's on fixtures and a random file", needs=["runs"])
+def runs(g):
+    files = {f: open(os.path.join(g.kit, FIXTURES, f), "rb").read()
+             for f in sorted(os.listdir(os.path.join(g.kit, FIXTURES)))}
+    files[f"random-{g.between(0, 32767)}.txt"] = random_lines(g.rng.random()).encode()
+    for name, data in files.items():
+        g.put(name, data)
+        g.put(name, data, where=g.ref)
+        for option in ("--csv", "--summary-csv", None):
+            args = [option] if option else []
+            want = g.reference("runs", *args, name)
+            got = g.student("runs", *args, name, timeout=20)
+            again = f"bin/runs {' '.join(args + [name])}"
+            expect(got.status == want.status, got.why("runs") if got.status else f"exit status 0, not {want.status}",
+                   again)
+            if option is None:  # the readable report: its "Change on line" lines
+                got_out, want_out = changes(got.out), changes(want.out)
+            else:
+                got_out, want_out = got.out, want.out
+            expect(got_out == want_out, "output differs from the kit's" + first_difference(want_out, got_out),
+                   again)
+
+
+def changes(out):
+    return b"\n".join(line for line in out.split(b"\n") if line.startswith(b"Change on line"))
+
+
+def first_difference(want, got):
+    w, g = want.decode("utf-8", "replace").split("\n"), got.decode("utf-8", "replace").split("\n")
+    for i, (a, b) in enumerate(zip(w, g)):
+        if a != b:
+            return f" at line {i + 1}:\n  kit's:  {a[:120]}\n  yours:  {b[:120]}"
+    return f": the kit's has {len(w)} lines, yours {len(g)}"
+
+
+@check(1, "runs: --expect exit codes", needs=["runs"])
+def runs_expect(g):
+    a, b = g.between(10, 5000), g.between(10, 5000)
+    g.put("ab.txt", lines_of("A", a) + lines_of("B", b))
+    r = g.student("runs", "-q", "--expect", f"A={a},B={b}", "ab.txt")
+    expect(r.status == 0, f"--expect A={a},B={b} on a matching file: exit {r.status}, not 0")
+    r = g.student("runs", "-q", "--expect", f"A={a},B={b + 1}", "ab.txt")
+    expect(r.status == 1 and str(b + 1).encode() in r.err,
+           f"--expect with a wrong count: exit {r.status} (not 1) or no message naming the counts")
+    expect(g.student("runs", "--expect", "A=x", "ab.txt").status == 2,
+           "a malformed --expect should be a usage error (exit 2)")
+
+
+@check(2, "runs: speed within 3x the kit's, with the right count", needs=["runs"])
+def runs_speed(g):
+    # 40 MB of A and B lines, read by both from the cache. CPU time, best of
+    # 5 alternating runs: the fastest run is the one least disturbed by
+    # whatever else the machine does. The run timed must also be right.
+    n = g.between(3_000_000, 4_000_000)
+    data = (lines_of("A", n) + lines_of("B", 10_000_000 - n)).encode()
+    g.put("big.txt", data)
+    g.put("big.txt", data, where=g.ref)
+    mine, theirs = [], []
+    for _ in range(5):
+        t = g.reference("runs", "-q", "--expect", f"A={n},B={10_000_000 - n}", "big.txt")
+        expect(t.status == 0, "the kit's runs failed: ask your instructor")
+        theirs.append(t.cpu_s)
+        r = g.student("runs", "-q", "--expect", f"A={n},B={10_000_000 - n}", "big.txt", timeout=30)
+        g.ok(r, "runs -q --expect", f"bin/runs -q --expect A={n},B={10_000_000 - n} FILE")
+        mine.append(r.cpu_s)
+    m, t = min(mine), min(theirs)
+    expect(m <= 3 * t + 0.05, f"runs -q on 40 MB, best of 5 in CPU time: yours {m:.3f} s, the kit's {t:.3f} s: "
+           "slower than 3x the kit's (+50 ms)", "make bench")
+
+
+# ------------------------------------------------------------------ data/lab1.csv
+
+@check(2, "data/lab1.csv: plausible values, 3+ real trials")
+def data_plausible(g):
+    rows = g.rows(LAB1_CSV, NUMBERS, lab=1)
+    trials = {}
+    for n, r in enumerate(rows, start=2):
+        ok = (r["trial"] == int(r["trial"]) and r["lines_written"] > 0 and 0 < r["wall_s"] < 600
+              and r["user_s"] >= 0 and r["sys_s"] >= 0 and 0 <= r["start_delay_s"] < 10
+              and 0 <= r["lines_found"] <= r["lines_written"]
+              and r["lost_lines"] == r["lines_written"] - r["lines_found"]
+              and r["median_run_lines"] <= r["max_run_lines"] <= r["lines_found"])
+        expect(ok, f"{LAB1_CSV} line {n}: implausible values", "make lab1")
+        trials.setdefault((r["experiment"], r["buffer_bytes"], r["writer"]), []).append(r["wall_s"])
+    for key, walls in trials.items():
+        expect(len(walls) >= 3, f"only {len(walls)} trials for {','.join(key)} (at least 3)", "make lab1")
+        expect(len(set(walls)) > 1, f"every trial of {','.join(key)} took exactly {walls[0]} s: not measured",
+               "make lab1")
+
+
+@check(2, "data/lab1.csv: no loss in append mode, one writer's worth in overwrite")
+def data_trends(g):
+    rows = g.rows(LAB1_CSV, NUMBERS, lab=1)
+    lost, written = {}, {}
+    for r in rows:
+        expect(r["mode"] != "append" or r["lost_lines"] == 0, "lines lost in append mode", "make lab1")
+        if r["mode"] == "overwrite":
+            lost[r["trial"]] = lost.get(r["trial"], 0) + r["lost_lines"]
+            written[r["trial"]] = r["lines_written"]
+    expect(lost, "no overwrite experiment", "make lab1")
+    for t in lost:
+        expect(lost[t] == written[t], f"overwrite trial {t:g}: {lost[t]:g} lines lost, not one writer's "
+               f"{written[t]:g}", "make lab1")
+    default = [r["wall_s"] for r in rows if r["experiment"] == "default"]
+    unbuffered = [r["wall_s"] for r in rows if r["experiment"] == "buffer" and r["buffer_bytes"] == "0"]
+    expect(default and unbuffered, "no default or unbuffered (-b 0) experiment", "make lab1")
+    expect(median(unbuffered) > median(default), "unbuffered writers were not slower than buffered ones",
+           "make lab1")
+
+
+MUTANTS = [
+    # no O_APPEND, and fdopen's "a" (which would add it) gone too
+    Mutant("writer-no-append", "labs/1-interleave/writer.c",
+           [("(append ? O_APPEND : 0)", "(append ? 0 : 0)"), ('append ? "a" : "w"', 'append ? "w" : "w"')],
+           "writer: line counts, append and overwrite modes"),
+]

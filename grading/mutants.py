@@ -1,0 +1,65 @@
+"""mutants.py - proves the grader's verdicts: every known-wrong program a
+lab module lists in MUTANTS must lose the points of the check aimed at it
+in every grading.
+
+    python3 grading/mutants.py [--labs 1,2] [--times 10] [-- GRADE_OPTIONS]
+
+For each mutant a copy of the kit's labs/ gets the one edit, and grade.sh grades the targeted
+check --times times, each with new random inputs.  Prints a line per
+mutant, "MUTANT name: caught N/N", and exits 1 unless every one was
+caught every time.
+"""
+
+import argparse
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import grade  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser(description="grade every mutant of the labs")
+    p.add_argument("--labs", default=",".join(map(str, grade.kit_labs())))
+    p.add_argument("--times", type=int, default=10)
+    p.add_argument("grade_options", nargs="*", help="passed on to grade.sh (after --)")
+    args = p.parse_args()
+    missed = 0
+    for lab in (int(x) for x in args.labs.split(",")):
+        for m in importlib.import_module(f"lab{lab}").MUTANTS:
+            with tempfile.TemporaryDirectory() as tmp:
+                sub = os.path.join(tmp, "sub")
+                shutil.copytree(os.path.join(grade.KIT, "labs"), os.path.join(sub, "labs"))
+                path = os.path.join(sub, m.file)
+                with open(path) as f:
+                    text = f.read()
+                stale = [old for old, _ in m.edits if text.count(old) != 1]
+                if stale:
+                    print(f"MUTANT {m.name}: '{stale[0]}' is not in {m.file} exactly once")
+                    missed += 1
+                    continue
+                for old, new in m.edits:
+                    text = text.replace(old, new)
+                with open(path, "w") as f:
+                    f.write(text)
+                out = subprocess.run([sys.executable, "-I", "-B", os.path.join(HERE, "grade.py"), "--labs",
+                                      str(lab), "--only", m.kills, "--repeat", str(args.times),
+                                      *args.grade_options, sub], capture_output=True, text=True).stdout
+                caught = out.count(f"lab{lab}: {m.kills}: FAIL ")
+                passed = out.count(f"lab{lab}: {m.kills}: PASS ")
+                builds_ok = "build" not in "".join(line for line in out.splitlines() if ": FAIL " in line)
+                ok = caught == args.times and passed == 0 and builds_ok
+                missed += not ok
+                print(f"MUTANT {m.name}: caught {caught}/{args.times}" + ("" if ok else "  <-- NOT CAUGHT"))
+                if not ok:
+                    print("    " + "\n    ".join(out.splitlines()[-12:]))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,389 @@
+"""Containment for students' code: an own uid, limits, a system-call filter,
+and bubblewrap as a second layer where it can start.
+
+Layers, outermost first (README "For instructors" has the table):
+  1. As root, every grading claims a uid of its own from a reserved range
+     (no passwd entry needed).  Students' programs run as that uid, so the
+     process limit, signals and file permissions are per submission, and
+     every process of the uid is killed when a check ends.
+  2. Resource limits: CPU time, file size, address space, processes, open
+     files, no core dumps; a watchdog on the bytes and files the uid writes.
+  3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
+     network namespace, where they reach nothing), no io_uring unless a
+     check asks for it, nothing but the machine's own system-call ABI.
+  4. bubblewrap, where it can start: new namespaces (no network, own /tmp,
+     /var/tmp and /dev/shm of bounded size, own PIDs), and only /usr, the
+     libraries, a minimal /etc and the directories the run needs.
+A grader that is not root cannot change uid: it runs students' code only
+inside bubblewrap, or, with --unsafe-no-sandbox, as itself (and says so).
+"""
+
+import ctypes
+import errno
+import fcntl
+import os
+import platform
+import resource
+import shutil
+import signal
+import struct
+import subprocess
+import time
+
+# Uids handed to gradings: base + slot.  Far above the ranges distributions
+# give to users, system services and subordinate-id maps (and below 2^31,
+# which some tools read as signed).  IOLAB_UID_BASE moves it.
+UID_BASE = int(os.environ.get("IOLAB_UID_BASE", "1500000000"))
+UID_SLOTS = 1000
+
+LIMIT_FSIZE = 512 << 20      # largest file one program may write
+LIMIT_AS = 2 << 30           # address space
+LIMIT_NPROC = 192            # processes and threads of the uid (make + cc need some)
+LIMIT_NOFILE = 256
+LIMIT_DISK = 1 << 30         # bytes the uid may have in its directories and /tmp
+LIMIT_FILES = 20000          # files it may have there
+TMPFS_SIZE = 256 << 20       # each of the sandbox's /tmp, /var/tmp, /dev/shm
+
+# Directories any user may write to, where a program could leave files
+# behind (or fill a disk) outside its run directory.
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock")
+
+
+# ------------------------------------------------------------------ seccomp
+
+_ARCH = {  # machine: (AUDIT_ARCH_*, socket(2) number, x32 bit or 0)
+    "x86_64": (0xC000003E, 41, 0x40000000),
+    "aarch64": (0xC00000B7, 198, 0),
+}
+_IO_URING_SETUP = 425  # the same on every architecture that has it
+_AF_UNIX, _AF_NETLINK = 1, 16
+
+
+def _bpf(code, k, jt=0, jf=0):
+    return struct.pack("HBBI", code, jt, jf, k)
+
+
+def seccomp_filter(allow_io_uring, allow_unix):
+    """The BPF program: allow everything but sockets (netlink, and unix
+    ones where allow_unix, are left: bubblewrap needs them to set up its
+    network namespace, in which they reach nothing), io_uring (unless
+    allowed) and foreign ABIs."""
+    arch, nr_socket, x32 = _ARCH[platform.machine()]
+    LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
+    ALLOW, KILL = 0x7FFF0000, 0x80000000
+    ERRNO = 0x00050000
+    prog = [
+        _bpf(LD, 4),                         # arch
+        _bpf(JEQ, arch, 1, 0),
+        _bpf(RET, KILL),
+        _bpf(LD, 0),                         # syscall number
+    ]
+    if x32:
+        prog += [_bpf(JGE, x32, 0, 1), _bpf(RET, ERRNO | errno.ENOSYS)]
+    if not allow_io_uring:
+        prog += [_bpf(JEQ, _IO_URING_SETUP, 0, 1), _bpf(RET, ERRNO | errno.EPERM)]
+    unix = _AF_UNIX if allow_unix else _AF_NETLINK
+    prog += [
+        _bpf(JEQ, nr_socket, 0, 4),
+        _bpf(LD, 16),                        # socket's first argument, the family
+        _bpf(JEQ, _AF_NETLINK, 2, 0),
+        _bpf(JEQ, unix, 1, 0),
+        _bpf(RET, ERRNO | errno.EACCES),
+        _bpf(RET, ALLOW),
+    ]
+    return b"".join(prog)
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+class _Fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _filter_program(prog):
+    """A struct sock_fprog for prog (kept alive with the buffer it points to)."""
+    buf = ctypes.create_string_buffer(prog)
+    fprog = _Fprog(len(prog) // 8, ctypes.addressof(buf))
+    fprog.buf = buf
+    return fprog
+
+
+def _install_seccomp(fprog):
+    PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+    if _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+            _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        os.write(2, b"sandbox: cannot install the system-call filter\n")
+        os._exit(126)
+
+
+# ------------------------------------------------------------------ processes of a uid
+
+def pids_of(uid):
+    """Live processes (not zombies) whose real uid is uid."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"State:") and line.split()[1] == b"Z":
+                        break
+                    if line.startswith(b"Uid:"):
+                        if int(line.split()[1]) == uid:
+                            pids.append(int(name))
+                        break
+        except OSError:
+            pass
+    return pids
+
+
+def become_subreaper():
+    """Orphans of the processes this grader starts (a double-forked daemon,
+    the children of a killed fork bomb) become its children, not init's: it
+    can reap them, so none lingers as a zombie counted against the uid."""
+    PR_SET_CHILD_SUBREAPER = 36
+    _LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def reap_orphans():
+    """Reaps every ended child; call only once the children started with
+    subprocess have been waited for."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_uid(uid):
+    """Kills every process of uid, fork bombs included: a child that has
+    become uid sends SIGKILL to all it may signal, which is exactly uid's
+    processes, until none is left."""
+    for _ in range(200):
+        if not pids_of(uid):
+            return True
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        reap_orphans()
+        time.sleep(0.01)
+    return not pids_of(uid)
+
+
+def remove_files_of(uid, dirs=SHARED_TMP):
+    """Removes what uid left in the shared temporary directories."""
+    for top in dirs:
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    shutil.rmtree(e.path, ignore_errors=True)
+                else:
+                    os.unlink(e.path)
+            except OSError:
+                pass
+
+
+def usage_of(paths, uid, shared=True):
+    """(bytes, files) that uid has under paths and at the top of the shared
+    temporary directories; stops counting past the limits."""
+    total = files = 0
+    stack = list(paths)
+    if shared:
+        for top in SHARED_TMP:
+            try:
+                stack += [e.path for e in os.scandir(top)
+                          if e.stat(follow_symlinks=False).st_uid == uid]
+            except OSError:
+                pass
+    while stack and total <= LIMIT_DISK and files <= LIMIT_FILES:
+        path = stack.pop()
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        files += 1
+        total += st.st_blocks * 512
+        if os.path.isdir(path) and not os.path.islink(path):
+            try:
+                stack += [e.path for e in os.scandir(path)]
+            except OSError:
+                pass
+    return total, files
+
+
+# ------------------------------------------------------------------ the sandbox
+
+class Sandbox:
+    """Where one grading runs students' code.  mode is "uid" (root: an own
+    uid, limits, filter), "bwrap" (an own uid or, not root, the grader's,
+    inside bubblewrap too) or "unsafe" (--unsafe-no-sandbox as a user)."""
+
+    def __init__(self, allow_unsafe=False, use_bwrap=True):
+        self.root = os.geteuid() == 0
+        self.uid = self.gid = None
+        self._slot = None
+        become_subreaper()
+        if self.root:
+            self._claim_uid()
+        else:
+            self.uid, self.gid = os.getuid(), os.getgid()
+        self.bwrap = shutil.which("bwrap") if use_bwrap else None
+        if self.bwrap and not self._bwrap_starts():
+            self.bwrap_error = "bubblewrap is installed but cannot start here"
+            self.bwrap = None
+        else:
+            self.bwrap_error = None if self.bwrap else "no bubblewrap"
+        if not self.root and not self.bwrap and not allow_unsafe:
+            raise RefuseError(
+                "students' code would run as you, with nothing between it and your files: "
+                "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
+                "or pass --unsafe-no-sandbox")
+        self.unsafe = not self.root and not self.bwrap
+
+    def describe(self):
+        if self.unsafe:
+            return ("NONE: --unsafe-no-sandbox, students' programs ran as the grader's user "
+                    "under time and resource limits only")
+        parts = []
+        if self.bwrap:
+            parts.append("bubblewrap sandbox (no network, own /tmp, only /usr and the run's directories)")
+        parts.append(f"own uid {self.uid}" if self.root else "the grader's uid in a user namespace")
+        parts.append("limits (cpu, file size, memory, processes, disk)")
+        parts.append("system-call filter (no sockets)")
+        if not self.bwrap:
+            parts.append(f"{self.bwrap_error}: second layer missing")
+        return ", ".join(parts)
+
+    # -- uids
+
+    def _claim_uid(self):
+        lockdir = os.path.join(os.environ.get("IOLAB_LOCK_DIR", "/run"), "iolab-grade")
+        os.makedirs(lockdir, mode=0o700, exist_ok=True)
+        st = os.lstat(lockdir)
+        if st.st_uid != 0 or st.st_mode & 0o077 or not os.path.isdir(lockdir) or os.path.islink(lockdir):
+            raise RefuseError(f"{lockdir} must be a directory only root can write to")
+        for slot in range(UID_SLOTS):
+            fd = os.open(os.path.join(lockdir, f"uid-{slot}"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self._slot, self.uid = fd, UID_BASE + slot
+            self.gid = self.uid
+            # A grading that died may have left processes or files behind.
+            kill_uid(self.uid)
+            remove_files_of(self.uid)
+            return
+        raise RefuseError(f"all {UID_SLOTS} grading uids are in use")
+
+    def release(self):
+        self.end_processes()
+        if self.root:
+            remove_files_of(self.uid)
+        if self._slot is not None:
+            os.close(self._slot)
+            self._slot = None
+
+    def end_processes(self):
+        """Every process a check started is gone when it ends."""
+        if self.root:
+            kill_uid(self.uid)
+        reap_orphans()
+
+    def own(self, path):
+        """Hands path (made by the grader) to the students' uid."""
+        if self.root:
+            os.chown(path, self.uid, self.gid, follow_symlinks=False)
+
+    # -- running
+
+    def _bwrap_starts(self):
+        probe = os.path.realpath("/usr/bin/true")
+        try:
+            return self.popen([probe], cwd="/", binds=(), use_bwrap=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).wait(10) == 0
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+
+    def _bwrap_args(self, cwd, binds, ro_binds):
+        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+                "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
+        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+            if os.path.islink(top):
+                args += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                args += ["--ro-bind", top, top]
+        # What a C program and the compiler need of /etc, nothing more.
+        for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                  "/etc/localtime"):
+            if os.path.exists(f):
+                args += ["--ro-bind", f, f]
+        for d in ("/tmp", "/var/tmp", "/dev/shm"):
+            args += ["--size", str(TMPFS_SIZE), "--tmpfs", d]
+        for d in ro_binds:
+            args += ["--ro-bind", d, d]
+        for d in binds:
+            args += ["--bind", d, d]
+        return args + ["--chdir", cwd, "--"]
+
+    def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
+              cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=()):
+        """Starts argv contained, in cwd, as a new session."""
+        if use_bwrap is None:
+            use_bwrap = bool(self.bwrap)
+        if use_bwrap:
+            argv = self._bwrap_args(cwd, binds, ro_binds) + list(argv)
+        limits = ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
+                  (resource.RLIMIT_AS, LIMIT_AS), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),
+                  (resource.RLIMIT_CORE, 0))
+        # The filter is built here: the child, already the students' uid,
+        # could not import anything from the grader's Python.
+        fprog = _filter_program(seccomp_filter(allow_io_uring, allow_unix=use_bwrap))
+        root, nproc = self.root, LIMIT_NPROC
+
+        def limit():
+            # Runs in the child after the uid changed, before exec.
+            for r, v in limits:
+                resource.setrlimit(r, (v, v))
+            if root:  # a per-user count: only meaningful for an own uid
+                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+            _install_seccomp(fprog)
+
+        user = {}
+        if self.root:
+            user = dict(user=self.uid, group=self.gid, extra_groups=[])
+        base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
+        return subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **(env or {})), stdin=stdin,
+                                stdout=stdout, stderr=stderr, start_new_session=True,
+                                preexec_fn=limit, pass_fds=pass_fds, **user)
+
+    def stop(self, proc):
+        """Kills proc's whole tree: its session, and, as root, the uid."""
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+        self.end_processes()
+
+
+class RefuseError(Exception):
+    """The grader will not run students' code here."""

@@ -1,0 +1,123 @@
+"""A submission, copied into the grader's own directory without trusting it.
+
+A .tar.gz is read as a stream, member by member: only regular files and
+directories with relative names and no "..", within a count limit, and a
+limit on every byte that comes out of the gzip stream (headers and skipped
+data included), enforced while reading, so that a gzip bomb stops at the
+limit instead of being listed first.  A directory submission is copied the
+same way: regular files and directories only, never through a link.
+"""
+
+import gzip
+import os
+import stat
+import tarfile
+
+MAX_BYTES = 200 << 20   # all that a submission may unpack to
+MAX_ENTRIES = 5000
+
+
+class Refused(Exception):
+    """The submission is not accepted; the message says why."""
+
+
+class _Capped:
+    """A file object that refuses to give more than limit bytes."""
+
+    def __init__(self, f, limit):
+        self.f, self.left = f, limit
+
+    def read(self, n=-1):
+        data = self.f.read(self.left + 1 if n < 0 else min(n, self.left + 1))
+        self.left -= len(data)
+        if self.left < 0:
+            raise Refused(f"unpacks to more than {MAX_BYTES} bytes")
+        return data
+
+
+def _safe_name(name):
+    parts = name.split("/")
+    if name.startswith("/") or ".." in parts or "\0" in name:
+        raise Refused(f"unsafe path: {name!r}")
+    return "/".join(p for p in parts if p not in ("", "."))
+
+
+def _make_file(dest, rel, reader):
+    path = os.path.join(dest, rel)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        while True:
+            chunk = reader(1 << 16)
+            if not chunk:
+                break
+            out.write(chunk)
+
+
+def unpack_tar(path, dest):
+    try:
+        raw = gzip.open(path, "rb")
+        with tarfile.open(fileobj=_Capped(raw, MAX_BYTES), mode="r|") as tar:
+            count = 0
+            for m in tar:
+                count += 1
+                if count > MAX_ENTRIES:
+                    raise Refused(f"more than {MAX_ENTRIES} entries")
+                rel = _safe_name(m.name)
+                if m.isdir():
+                    if rel:
+                        os.makedirs(os.path.join(dest, rel), mode=0o700, exist_ok=True)
+                    continue
+                if m.type not in (tarfile.REGTYPE, tarfile.AREGTYPE) or m.sparse is not None or \
+                        any(k.startswith("GNU.sparse") for k in m.pax_headers):
+                    raise Refused(f"not a plain file or directory: {m.name!r}")
+                if not rel:
+                    raise Refused(f"unsafe path: {m.name!r}")
+                src = tar.extractfile(m)
+                try:
+                    _make_file(dest, rel, src.read)
+                except FileExistsError:
+                    raise Refused(f"{m.name!r} appears twice") from None
+    except Refused:
+        raise
+    except (OSError, EOFError, tarfile.TarError, gzip.BadGzipFile) as e:
+        raise Refused(f"not a readable .tar.gz ({e})") from None
+
+
+def copy_dir(src, dest):
+    total = count = 0
+    for top, dirs, files in os.walk(src):
+        for name in dirs + files:
+            p = os.path.join(top, name)
+            st = os.lstat(p)
+            count += 1
+            if count > MAX_ENTRIES:
+                raise Refused(f"more than {MAX_ENTRIES} entries")
+            rel = os.path.relpath(p, src)
+            if stat.S_ISDIR(st.st_mode):
+                os.makedirs(os.path.join(dest, rel), mode=0o700, exist_ok=True)
+            elif stat.S_ISREG(st.st_mode):
+                total += st.st_size
+                if total > MAX_BYTES:
+                    raise Refused(f"larger than {MAX_BYTES} bytes")
+                fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                with os.fdopen(fd, "rb") as f:
+                    _make_file(dest, rel, f.read)
+            else:
+                raise Refused(f"links or special files are not accepted: {rel}")
+
+
+def unpack(submission, dest):
+    """Copies submission (a .tar.gz or a directory) into dest; make handin's
+    one top directory is stepped into."""
+    os.makedirs(dest, mode=0o700)
+    if os.path.isdir(submission) and not os.path.islink(submission):
+        copy_dir(submission, dest)
+    elif os.path.isfile(submission):
+        unpack_tar(submission, dest)
+    else:
+        raise Refused("no such file or directory")
+    entries = os.listdir(dest)
+    if "labs" not in entries and len(entries) == 1 and os.path.isdir(os.path.join(dest, entries[0])):
+        return os.path.join(dest, entries[0])
+    return dest
