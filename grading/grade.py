@@ -84,8 +84,13 @@ def build_check(prog, src):
             raise Fail(f"building {prog} took more than 120 s", f"make bin/{prog}") from None
         finally:
             g.box.end_processes()
-        if proc.returncode != 0 or not os.path.isfile(os.path.join(g.bin, prog)):
+        built = os.path.join(g.build, "bin", prog)
+        if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
             raise Fail(only_submission(out.decode("utf-8", "replace")), f"make bin/{prog}")
+        # The program runs from the grader's copy, which students' code
+        # cannot replace or remove while other checks run.
+        shutil.copyfile(built, os.path.join(g.bin, prog), follow_symlinks=False)
+        os.chmod(os.path.join(g.bin, prog), 0o755)
         g.built.add(prog)
     return run
 
@@ -199,6 +204,7 @@ def prepare_build(g, sub):
     """The kit's Makefile and common/ with the student's lab sources (only
     the names the kit has), owned by the students' uid."""
     os.mkdir(g.build, 0o700)
+    os.mkdir(g.bin, 0o755)
     shutil.copy(os.path.join(KIT, "Makefile"), g.build)
     shutil.copytree(os.path.join(KIT, "common"), os.path.join(g.build, "common"))
     for lab in kit_labs():
@@ -423,6 +429,7 @@ def jobs(text):
 
 
 def main(argv):
+    sys.stdout.reconfigure(line_buffering=True)   # in order with stderr in a log
     p = Parser(add_help=False)
     p.add_argument("submission", nargs="?")
     p.add_argument("--labs", type=lab_list)

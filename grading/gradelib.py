@@ -151,7 +151,7 @@ class Running:
             if time.monotonic() > self.deadline:
                 killed = f"did not finish in {self.deadline - self.started:.0f} s (killed)"
             elif polls % 20 == 0:
-                used, files = sandbox.usage_of([g.run], g.box.uid, shared=g.box.root and not g.box.bwrap)
+                used, files = sandbox.usage_of([g.run, g.build], g.box.uid, shared=g.box.root and not g.box.bwrap)
                 if used > sandbox.LIMIT_DISK or files > sandbox.LIMIT_FILES:
                     killed = f"wrote more than {sandbox.LIMIT_DISK >> 20} MiB or {sandbox.LIMIT_FILES} files (killed)"
             if killed:
@@ -184,8 +184,8 @@ class Grading:
 
     def __init__(self, sub, work, box, rng):
         self.sub, self.work, self.box, self.rng = sub, work, box, rng
-        self.build = os.path.join(work, "build")
-        self.bin = os.path.join(self.build, "bin")
+        self.build = os.path.join(work, "build")     # students' uid builds here
+        self.bin = os.path.join(work, "bin")         # the grader's copies of what it built
         self.run = self.ref = None
         self._n = 0
         self.built = set()

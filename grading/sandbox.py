@@ -361,6 +361,7 @@ class Sandbox:
 
         def limit():
             # Runs in the child after the uid changed, before exec.
+            os.umask(0o077)     # what it writes is its own unless it says otherwise
             for r, v in limits:
                 resource.setrlimit(r, (v, v))
             if root:  # a per-user count: only meaningful for an own uid
