@@ -354,7 +354,7 @@ def batch(args):
     checks, _ = load(args.labs or kit_labs())
     tmp = os.path.join(out, "class.csv.tmp")
     with open(tmp, "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["submission"] + [c.name for c in checks] + ["score", "max_score"])
         for name in names:
             try:

@@ -91,7 +91,7 @@ def clean(data):
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", data)
 
 
-_NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?")
+_NUMBER = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]{1,3})?")
 
 
 def number(text, where=""):

@@ -32,18 +32,19 @@ changed() {
 		{ echo "the $1 edit did not apply to $2" >&2; return 1; }
 }
 
-# Reading a graded submission's report, subs/NAME.txt, for the lab in
-# GRADED_LAB (each test file sets it).
+# Reading a graded submission's report, grades/NAME.txt (where
+# `grade.sh --batch subs --out grades` puts it), for the lab in GRADED_LAB
+# (each test file sets it).
 # failed NAME: the titles of the checks it failed, one a line. The report's
 # FAIL lines also go to stderr, which bats shows when a test fails.
 failed() {
-	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/subs/$1.txt" >&2
-	sed -n "s/^\(lab$GRADED_LAB\|all\): \(.*\): FAIL .*/\2/p" "$BATS_FILE_TMPDIR/subs/$1.txt"
+	grep -A4 ': FAIL ' "$BATS_FILE_TMPDIR/grades/$1.txt" >&2
+	sed -n "s/^\(lab$GRADED_LAB\|all\): \(.*\): FAIL .*/\2/p" "$BATS_FILE_TMPDIR/grades/$1.txt"
 }
 
 # points_lost NAME: the points it lost, from its last line "Score: X/Y".
 points_lost() {
 	local score
-	score=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/subs/$1.txt")
+	score=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt")
 	echo $((${score#*/} - ${score%/*}))
 }

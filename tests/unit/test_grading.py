@@ -1,0 +1,172 @@
+"""Unit tests of the grading library (run by tests/gradelib.bats)."""
+
+import gzip
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grading"))
+import grade  # noqa: E402
+import gradelib  # noqa: E402
+import sandbox  # noqa: E402
+import unpack  # noqa: E402
+
+ROOT = os.geteuid() == 0
+# A Python the sandbox's uid may run (not one in a home directory).
+PYTHON = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.access(p, os.X_OK)), None)
+
+
+class Text(unittest.TestCase):
+    def test_clean_shows_control_characters_and_bad_utf8(self):
+        self.assertEqual(gradelib.clean(b"a\xff\x1b[2J\rb\n\tc"), "a\\xff\\x1b[2J\\x0db\n\tc")
+
+    def test_number_takes_decimals_only(self):
+        self.assertEqual(gradelib.number("0.25"), 0.25)
+        self.assertEqual(gradelib.number("-3"), -3)
+        self.assertEqual(gradelib.number("1.5e-3"), 0.0015)
+        for bad in ("nan", "inf", "-inf", "0x10", "1e9919", "", "1,5", "١٢"):
+            with self.assertRaises(gradelib.Fail, msg=bad):
+                gradelib.number(bad)
+
+    def test_median(self):
+        self.assertEqual(gradelib.median([3, 1, 2]), 2)
+        self.assertEqual(gradelib.median([4, 1, 3, 2]), 2.5)
+
+    def test_build_messages_about_other_files_are_not_quoted(self):
+        out = ("In file included from labs/1-interleave/writer.c:1:\n"
+               "/etc/passwd:1:5: error: unknown type name 'root'\n"
+               "    1 | root:x:0:0:root:/root:/bin/bash\n"
+               "      |     ^\n"
+               "labs/1-interleave/writer.c:9:2: error: expected ';'\n"
+               "    9 |  x = 1\n")
+        shown = grade.only_submission(out)
+        self.assertNotIn("root", shown)
+        self.assertIn("labs/1-interleave/writer.c:9:2: error: expected ';'", shown)
+        self.assertIn("    9 |  x = 1", shown)
+        self.assertIn("outside your submission", shown)
+        self.assertNotIn("secret", grade.only_submission("labs/../../x.h:1:1: error: 'secret'\n"))
+
+
+def tarball(path, members):
+    with tarfile.open(path, "w:gz") as t:
+        for name, data in members:
+            m = tarfile.TarInfo(name)
+            m.size = len(data)
+            t.addfile(m, io.BytesIO(data))
+
+
+class Unpack(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_one_top_directory_is_stepped_into(self):
+        tarball(f"{self.dir}/s.tar.gz", [("iolab-handin/answers.md", b"x\n"), ("iolab-handin/labs/a.c", b"")])
+        top = unpack.unpack(f"{self.dir}/s.tar.gz", f"{self.dir}/out")
+        with open(os.path.join(top, "answers.md"), "rb") as f:
+            self.assertEqual(f.read(), b"x\n")
+
+    def test_the_byte_limit_holds_while_reading(self):
+        old = unpack.MAX_BYTES
+        unpack.MAX_BYTES = 1 << 20
+        try:
+            tarball(f"{self.dir}/big.tar.gz", [("a", bytes(2 << 20))])
+            with self.assertRaisesRegex(unpack.Refused, "more than"):
+                unpack.unpack(f"{self.dir}/big.tar.gz", f"{self.dir}/out")
+        finally:
+            unpack.MAX_BYTES = old
+
+    def test_a_member_twice_is_refused(self):
+        tarball(f"{self.dir}/twice.tar.gz", [("a", b"1"), ("a", b"2")])
+        with self.assertRaisesRegex(unpack.Refused, "twice"):
+            unpack.unpack(f"{self.dir}/twice.tar.gz", f"{self.dir}/out")
+
+    def test_not_gzip_is_refused(self):
+        with open(f"{self.dir}/x.tar.gz", "wb") as f:
+            f.write(b"not gzip at all")
+        with self.assertRaisesRegex(unpack.Refused, "not a readable"):
+            unpack.unpack(f"{self.dir}/x.tar.gz", f"{self.dir}/out")
+
+    def test_a_directory_with_a_link_is_refused(self):
+        os.makedirs(f"{self.dir}/sub/labs")
+        os.symlink("/etc/passwd", f"{self.dir}/sub/answers.md")
+        with self.assertRaisesRegex(unpack.Refused, "links"):
+            unpack.unpack(f"{self.dir}/sub", f"{self.dir}/out")
+
+
+@unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
+class Sandbox(unittest.TestCase):
+    def setUp(self):
+        self.box = sandbox.Sandbox(use_bwrap=False)
+        self.dir = tempfile.mkdtemp()
+        os.chmod(self.dir, 0o755)
+        self.box.own(self.dir)
+
+    def tearDown(self):
+        self.box.release()      # removes self.dir too: the uid's, in /tmp
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run_sh(self, script, **kw):
+        p = self.box.popen(["/bin/sh", "-c", script], cwd=self.dir, binds=[self.dir],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+        return p.communicate(timeout=30)[0].decode()
+
+    def test_runs_as_its_own_uid_with_limits(self):
+        out = self.run_sh("id -u; umask; cat /proc/self/limits").splitlines()
+        self.assertEqual(out[:2], [str(self.box.uid), "0077"])
+        limits = {line[:26].strip(): line[26:].split()[0] for line in out[3:]}
+        self.assertEqual(limits["Max file size"], str(sandbox.LIMIT_FSIZE))
+        self.assertEqual(limits["Max processes"], str(sandbox.LIMIT_NPROC))
+        self.assertEqual(limits["Max core file size"], "0")
+
+    @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
+    def test_no_socket_but_netlink(self):
+        code = ("import socket\nfor f in (socket.AF_INET, socket.AF_INET6, socket.AF_UNIX):\n"
+                "    try: socket.socket(f); print('open')\n    except PermissionError: print('denied')\n"
+                "socket.socket(socket.AF_NETLINK, socket.SOCK_RAW); print('netlink')\n")
+        with open(f"{self.dir}/t.py", "w") as f:
+            f.write(code)
+        out = self.run_sh(f"{PYTHON} -I t.py")
+        self.assertEqual(out.split(), ["denied", "denied", "denied", "netlink"])
+
+    @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
+    def test_io_uring_only_when_asked(self):
+        # io_uring_setup(0, NULL): EINVAL where it may run, EPERM from the filter
+        code = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                "libc.syscall(425, 0, None); print(ctypes.get_errno())\n")
+        with open(f"{self.dir}/u.py", "w") as f:
+            f.write(code)
+        py = PYTHON
+        self.assertEqual(self.run_sh(f"{py} -I u.py").strip(), "1")   # EPERM
+        self.assertNotEqual(self.run_sh(f"{py} -I u.py", allow_io_uring=True).strip(), "1")
+
+    def test_a_fork_bomb_and_a_daemon_are_all_killed(self):
+        p = self.box.popen(["/bin/sh", "-c", "(setsid sleep 300 &) ; while :; do sleep 300 & done"],
+                           cwd=self.dir, binds=[self.dir])
+        for _ in range(100):
+            if len(sandbox.pids_of(self.box.uid)) > 50:
+                break
+            time.sleep(0.05)
+        self.assertGreater(len(sandbox.pids_of(self.box.uid)), 50)
+        self.box.stop(p)
+        self.assertEqual(sandbox.pids_of(self.box.uid), [])
+
+    def test_files_left_in_shared_tmp_are_removed(self):
+        self.run_sh("echo x >/tmp/iolab-unit-$$; echo $$ >pid")
+        with open(f"{self.dir}/pid") as f:
+            left = f"/tmp/iolab-unit-{f.read().strip()}"
+        self.assertTrue(os.path.exists(left))
+        sandbox.remove_files_of(self.box.uid)
+        self.assertFalse(os.path.exists(left))
+
+
+if __name__ == "__main__":
+    unittest.main()
