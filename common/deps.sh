@@ -5,13 +5,14 @@
 #   deps.sh --install-all  the same for every tool `make labs` and `make test` need
 #
 # We can install when we are root, or when sudo works without a password,
-# and the system has apt-get. Otherwise we print the exact command and exit 1.
+# and the system has apt-get. Otherwise (or with IOLAB_NO_INSTALL=1) we
+# print the exact command and exit 1.
 set -euo pipefail
 
 # tool -> Debian/Ubuntu package, Fedora package, Homebrew formula
-declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap)
-declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap)
-declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)")
+declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace)
+declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace)
+declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)" [python3]=python3 [strace]="(not available)")
 
 if [ "${1:-}" = --install-all ]; then
 	set -- gnuplot bats
@@ -35,7 +36,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	else
 		sudo=(none)
 	fi
-	if command -v apt-get >/dev/null 2>&1 && [ "${sudo[0]:-}" != none ]; then
+	if command -v apt-get >/dev/null 2>&1 && [ "${sudo[0]:-}" != none ] && [ -z "${IOLAB_NO_INSTALL:-}" ]; then
 		echo "Installing ${missing[*]} (apt-get install ${packages[*]}) ..."
 		export DEBIAN_FRONTEND=noninteractive
 		"${sudo[@]}" apt-get update -q >/dev/null
