@@ -187,6 +187,7 @@ class Grading:
         self.build = os.path.join(work, "build")     # students' uid builds here
         self.bin = os.path.join(work, "bin")         # the grader's copies of what it built
         self.run = self.ref = None
+        self.deadline = math.inf     # when the check being run must be done
         self._n = 0
         self.built = set()
 
@@ -258,9 +259,17 @@ class Grading:
     def _capture(self):
         return tempfile.TemporaryFile(dir=self.work)
 
+    def _within_check(self, timeout):
+        """timeout, cut to what is left of the check's own time limit."""
+        left = self.deadline - time.monotonic()
+        if left < 1:
+            raise Fail("the check ran out of time (its programs were too slow)")
+        return min(timeout, left)
+
     def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None):
         """Starts the student's prog (or the program at path, e.g. the kit's
         launch timing it) in the run directory, contained; .wait() ends it."""
+        timeout = self._within_check(timeout)
         argv = [path or os.path.join(self.bin, prog)] + [str(a) for a in args]
         out, err = self._capture(), self._capture()
         src = subprocess.DEVNULL
@@ -282,13 +291,14 @@ class Grading:
     def reference(self, prog, *args, timeout=60, cwd=None, stdin=None):
         """Runs the kit's prog as the grader, in the reference directory (or
         cwd, one of the grader's own), on the grader's own inputs."""
+        timeout = self._within_check(timeout)
         start, before = time.monotonic(), _children_cpu()
         try:
             p = subprocess.run([os.path.join(KIT, "bin", prog)] + [str(a) for a in args],
                                cwd=cwd or self.ref, input=stdin.encode() if isinstance(stdin, str) else stdin,
                                capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise Fail(f"the kit's {prog} did not finish in {timeout} s: ask your instructor") from None
+            raise Fail(f"the kit's {prog} did not finish in {timeout:.0f} s: ask your instructor") from None
         return Result(p.returncode, p.stdout, p.stderr, time.monotonic() - start, _children_cpu() - before)
 
     def ok(self, result, prog, reproduce):
