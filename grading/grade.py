@@ -83,6 +83,7 @@ def build_check(prog, src):
             g.box.stop(proc)
             raise Fail(f"building {prog} took more than 120 s", f"make bin/{prog}") from None
         finally:
+            g.box.waited(proc)
             g.box.end_processes()
         built = os.path.join(g.build, "bin", prog)
         if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):

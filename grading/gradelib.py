@@ -160,6 +160,7 @@ class Running:
                 break
             time.sleep(0.005)
         self.proc.returncode = 0    # reaped above; subprocess must not wait again
+        g.box.waited(self.proc)
         wall = time.monotonic() - self.started
         cpu = usage.ru_utime + usage.ru_stime if usage else 0.0
         code = status if killed else (os.waitstatus_to_exitcode(status) if usage else 0)

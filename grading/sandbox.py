@@ -147,16 +147,29 @@ def become_subreaper():
     _LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+# Children started by Sandbox.popen and not yet waited for: their exit
+# status belongs to whoever started them, so reap_orphans leaves them.
+_unwaited = set()
+
+
 def reap_orphans():
-    """Reaps every ended child; call only once the children started with
-    subprocess have been waited for."""
-    while True:
+    """Reaps the ended processes that became this grader's children as
+    orphans (a zombie's parent is the grader, and nobody waits for it)."""
+    me = str(os.getpid()).encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in _unwaited:
+            continue
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+            with open(f"/proc/{name}/stat", "rb") as f:
+                # pid (comm) state ppid ...: comm may hold spaces and parentheses
+                state, ppid = f.read().rsplit(b")", 1)[1].split()[:2]
+        except (OSError, ValueError):
+            continue
+        if state == b"Z" and ppid == me:
+            try:
+                os.waitpid(int(name), os.WNOHANG)
+            except ChildProcessError:
+                pass
 
 
 def kill_uid(uid):
@@ -316,12 +329,15 @@ class Sandbox:
     # -- running
 
     def _bwrap_starts(self):
-        probe = os.path.realpath("/usr/bin/true")
+        proc = self.popen([os.path.realpath("/usr/bin/true")], cwd="/", binds=(), use_bwrap=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            return self.popen([probe], cwd="/", binds=(), use_bwrap=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).wait(10) == 0
-        except (OSError, subprocess.TimeoutExpired):
+            return proc.wait(10) == 0
+        except subprocess.TimeoutExpired:
+            self.stop(proc)
             return False
+        finally:
+            self.waited(proc)
 
     def _bwrap_args(self, cwd, binds, ro_binds):
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
@@ -372,9 +388,16 @@ class Sandbox:
         if self.root:
             user = dict(user=self.uid, group=self.gid, extra_groups=[])
         base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
-        return subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **(env or {})), stdin=stdin,
+        proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **(env or {})), stdin=stdin,
                                 stdout=stdout, stderr=stderr, start_new_session=True,
                                 preexec_fn=limit, pass_fds=pass_fds, **user)
+        _unwaited.add(proc.pid)
+        return proc
+
+    @staticmethod
+    def waited(proc):
+        """proc has been waited for: its pid may now be reaped as an orphan's."""
+        _unwaited.discard(proc.pid)
 
     def stop(self, proc):
         """Kills proc's whole tree: its session, and, as root, the uid."""
@@ -383,6 +406,7 @@ class Sandbox:
         except ProcessLookupError:
             pass
         proc.wait()
+        self.waited(proc)
         self.end_processes()
 
 
