@@ -151,7 +151,7 @@ class Running:
             tree = _descendants(self.proc.pid)
             if sum(_cpu_of(pid) for pid in tree) >= cpu_s:
                 break
-            time.sleep(0.002)
+            time.sleep(0.005)
         else:
             return False
         stopped = set()

@@ -117,8 +117,8 @@ def fillcopy_verify(g):
     args = ["-s", size, "-t", threads, "-f", files, "--verify", "--corrupt", k]
     again = f"mkdir d; bin/fillcopy {' '.join(map(str, args))} -d d; echo $?; ls d"
     r = g.student("fillcopy", *args, "-d", ".", timeout=5)
-    expect(r.status == 1 and not r.killed,
-           f"--verify after --corrupt {k}: {r.killed or f'exit status {r.status}'}, not 1", again)
+    expect(not r.killed, r.why("fillcopy"), again)
+    expect(r.status == 1, f"--verify after --corrupt {k}: exit status {r.status}, not 1", again)
     expect(re.search(rf"fillcopy-\d+-{k}\.dmp: byte {byte} differs".encode(), r.err),
            f"--verify --corrupt {k}: expected a message naming file {k} and 'byte {byte} differs', "
            f"got: {first_line(r.err)}", again)
