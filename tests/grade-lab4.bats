@@ -38,12 +38,12 @@ setup_file() {
 		unpacked/iolab-handin/data/lab4-writers.csv >subs/fabricated/data/lab4-writers.csv
 	awk -F, '$1 != 3' unpacked/iolab-handin/data/lab4-datagen.csv >subs/fabricated/data/lab4-datagen.csv
 
-	"$ROOT/grade.sh" --batch subs --out subs -j 2 --labs 4 >batch.log 2>&1
+	"$ROOT/grade.sh" --batch subs -j 2 --labs 4 >batch.log 2>&1
 }
 
 # says NAME TEXT: the report of submission NAME holds TEXT.
 says() {
-	grep -qF -- "$2" "$BATS_FILE_TMPDIR/subs/$1.txt"
+	grep -qF -- "$2" "$BATS_FILE_TMPDIR/grades/$1.txt"
 }
 
 @test "grade.sh lab 4: the reference submission scores full marks" {
