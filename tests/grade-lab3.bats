@@ -50,32 +50,44 @@ setup_file() {
 	[ -z "$(failed reference)" ]
 	[ "$(points_lost reference)" -eq 0 ]
 	# every Lab 3 check ran, and the machine description
-	[ "$(grep -c '^\(lab3\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/subs/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 3 | wc -l)" ]
+	[ "$(grep -c '^\(lab3\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/grades/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 3 | wc -l)" ]
 }
 
-@test "grade-lab3: other bytes in the files, a row too few from membw: the slices and membw checks" {
-	[ "$(failed wrong-output | tr '\n' '|')" = "fillcopy: file K holds slice K of the kit's buffer, exact sizes|membw: --csv rows, exit codes|" ]
-	grep -q "is not slice 0 of the buffer" "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
-	grep -q "reproduce: mkdir d; bin/fillcopy -s " "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
-	grep -q "reproduce: bin/membw -s [0-9]* -r [0-9]* --csv" "$BATS_FILE_TMPDIR/subs/wrong-output.txt"
-	[ "$(points_lost wrong-output)" -eq 5 ]
+@test "grade-lab3: other bytes in the files, a row too few from membw: the slices, membw and speed checks" {
+	# the speed check also checks the bytes of the runs it timed
+	[ "$(failed wrong-output | tr '\n' '|')" = "fillcopy: file K holds slice K of the kit's buffer, exact sizes|membw: --csv rows, exit codes|fillcopy: fill and copy speed within 3x the kit's|" ]
+	grep -q "is not slice 0 of the buffer" "$BATS_FILE_TMPDIR/grades/wrong-output.txt"
+	grep -q "reproduce: mkdir d; bin/fillcopy -s " "$BATS_FILE_TMPDIR/grades/wrong-output.txt"
+	grep -q "reproduce: bin/membw -s [0-9]* -r [0-9]* --csv" "$BATS_FILE_TMPDIR/grades/wrong-output.txt"
+	grep -q "the dump file of the run timed is not the kit's" "$BATS_FILE_TMPDIR/grades/wrong-output.txt"
+	[ "$(points_lost wrong-output)" -eq 7 ]
 }
 
 @test "grade-lab3: a fillcopy that hangs fails by the timeout, and grading goes on" {
 	[ "$(failed hang-corrupt)" = "fillcopy: --verify catches --corrupt; no files left behind" ]
-	grep -q "fillcopy did not finish in time (killed)" "$BATS_FILE_TMPDIR/subs/hang-corrupt.txt"
+	grep -q "fillcopy did not finish in 5 s (killed)" "$BATS_FILE_TMPDIR/grades/hang-corrupt.txt"
 	[ "$(points_lost hang-corrupt)" -eq 2 ]
 }
 
 @test "grade-lab3: a slow fill loses the speed check only" {
 	[ "$(failed slow-fill)" = "fillcopy: fill and copy speed within 3x the kit's" ]
-	grep -q "slower than 3x the kit's" "$BATS_FILE_TMPDIR/subs/slow-fill.txt"
+	grep -q "slower than 3x the kit's" "$BATS_FILE_TMPDIR/grades/slow-fill.txt"
 	[ "$(points_lost slow-fill)" -eq 2 ]
 }
 
 @test "grade-lab3: made-up results are caught: constant timings, a rand() that scales" {
 	[ "$(failed fabricated | tr '\n' '|')" = "data/lab3*.csv: every configuration, plausible values, 3+ real trials|data/lab3.csv: rand() slow and not faster with 2 threads, --prefault removes the faults|" ]
-	grep -q "every copy took exactly 0.001000 s: not measured" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
-	grep -q "rand() has one lock" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
+	grep -q "every copy took exactly 0.001 s: not measured" "$BATS_FILE_TMPDIR/grades/fabricated.txt"
+	grep -q "rand() has one lock" "$BATS_FILE_TMPDIR/grades/fabricated.txt"
 	[ "$(points_lost fabricated)" -eq 4 ]
+}
+
+@test "grade-lab3: every mutant of fillcopy loses its check in 10 gradings of 10" {
+	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
+		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
+	run python3 "$ROOT/grading/mutants.py" --labs 3 --times 10
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^MUTANT .*: caught 10/10$' <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
+	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge 4 ]
 }

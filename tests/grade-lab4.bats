@@ -43,7 +43,7 @@ setup_file() {
 
 # says NAME TEXT: the report of submission NAME holds TEXT.
 says() {
-	grep -qF -- "$2" "$BATS_FILE_TMPDIR/subs/$1.txt"
+	grep -qF -- "$2" "$BATS_FILE_TMPDIR/grades/$1.txt"
 }
 
 @test "grade.sh lab 4: the reference submission scores full marks" {
@@ -69,7 +69,7 @@ says() {
 @test "grade.sh lab 4: a datagen that never ends is killed, and grading goes on" {
 	[ "$(failed hang)" = "datagen: threaded and -z write the kit's bytes, per seed" ]
 	[ "$(points_lost hang)" -eq 3 ]
-	says hang "datagen did not finish in time (killed)"
+	says hang "datagen did not finish in 5 s (killed)"
 	says hang "reproduce: mkdir d; bin/datagen -s "
 	! pgrep -f "iolab-grade.*/bin/datagen"
 }
@@ -82,7 +82,12 @@ says() {
 	says fabricated "the median cpu_mib_s of per-file"
 }
 
-@test "grade.sh lab 4: shellcheck finds nothing in grading/lab4.sh" {
-	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
-	shellcheck -S warning "$ROOT/grading/lab4.sh"
+@test "grade.sh lab 4: every mutant of pwriters and datagen loses its check in 10 gradings of 10" {
+	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
+		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
+	run python3 "$ROOT/grading/mutants.py" --labs 4 --times 10
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^MUTANT .*: caught 10/10$' <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
+	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge 4 ]
 }

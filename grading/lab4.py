@@ -1,0 +1,354 @@
+"""Lab 4: parallel file writers.  Sizes, counts and seeds are drawn anew for
+every grading, so that no answer can be written into a program in advance;
+the kit's own pwriters and datagen, run on the grader's side, say what the
+right bytes are.  Every program writes into its run directory (-d .): the
+directory holds nothing else, so what is there is what the program left."""
+
+import csv
+import io
+import os
+import re
+
+from gradelib import Fail, Mutant, check, expect, median, number
+
+LAB = 4
+QUESTIONS = {"Q4.1": 3, "Q4.2": 3, "Q4.3": 3, "Q4.4": 2, "Q4.5": 2, "Q4.6": 3, "Q4.7": 3, "Q4.8": 3,
+             "Q4.9": 2}
+WRITERS_CSV = "data/lab4-writers.csv"
+DATAGEN_CSV = "data/lab4-datagen.csv"
+WRITERS_NUMBERS = ["trial", "threads", "files", "bytes_per_file", "batch_bytes", "fsync", "append",
+                   "wall_s", "cpu_s", "mib_s", "cpu_mib_s"]
+DATAGEN_NUMBERS = ["trial", "records", "exams_per_record", "buffer_records", "seed", "bytes", "wall_s",
+                   "cpu_s", "fill_s", "write_s"]
+COLUMNS = {DATAGEN_CSV: ["mode"] + DATAGEN_NUMBERS, WRITERS_CSV: ["strategy"] + WRITERS_NUMBERS}
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+DATAGEN_FILES = ("students.txt", "contacts.txt", "exams.txt", "grades.txt")
+
+
+def usage_refused(g, prog, *args):
+    r = g.student(prog, *args, timeout=5)
+    line = " ".join(map(str, args))
+    expect(r.status == 2 and b"usage:" in r.err and not r.killed,
+           f"{prog} {line} should be a usage error: exit 2 and the usage on stderr "
+           f"(got {r.killed or f'exit {r.status}'})", f"bin/{prog} {line}; echo $?")
+
+
+def missing_dir(g, prog, *args):
+    """With -d naming a directory that does not exist, prog exits 1 with a
+    message naming the path."""
+    path = f"/nonexistent-{g.between(0, 32767)}"
+    r = g.student(prog, *args, "-d", path, timeout=5)
+    line = " ".join(map(str, args))
+    expect(r.status == 1 and path.encode() in r.err and not r.killed,
+           f"{prog} {line} -d {path} should exit 1 with a message naming {path} "
+           f"(got {r.killed or f'exit {r.status}'})", f"bin/{prog} {line} -d {path}; echo $?")
+
+
+def first_row(text, what, again):
+    rows = list(csv.reader(io.StringIO(text)))
+    if len(rows) < 2:
+        raise Fail(f"{what}: no header and row", again)
+    return rows[0], rows[1]
+
+
+# ------------------------------------------------------------------ pwriters
+
+def pwriters_files(names):
+    """{NUM: name} of the names pwriters.PID.NUM."""
+    return {m.group(1): n for n in names if (m := re.fullmatch(r"pwriters\.\d+\.(\d{4,})", n))}
+
+
+@check(4, "pwriters: every strategy writes the kit's bytes, --csv as the kit's", needs=["pwriters"])
+def pwriters(g):
+    files, size, batch, k = g.between(3, 9), g.between(20000, 70000), g.between(1000, 16000), g.between(2, 8)
+    # A batch that is no multiple of 26 shifts the alphabet from one write to
+    # the next, and the last write of a file is a short one.
+    batch += batch % 26 == 0
+    size += size % batch == 0
+    # fsync only in seq: it changes no byte, and costs time on a busy disk.
+    extra = {"seq": [], "per-file": ["--no-fsync"], "io-thread": ["--no-fsync", "--append"],
+             f"pool:{k}": ["--no-fsync"]}
+    for strategy, options in extra.items():
+        g.fresh()
+        args = ["-F", files, "-S", size, "-B", batch, "--strategy", strategy, *options, "--keep"]
+        again = f"mkdir d; bin/pwriters {' '.join(map(str, args))} -d d"
+        want = g.reference("pwriters", *args, "--csv", "-d", ".")
+        expect(want.status == 0, "the kit's pwriters failed: ask your instructor")
+        r = g.student("pwriters", *args, "--csv", "-d", ".", timeout=10)
+        g.ok(r, "pwriters", again)
+        names = sorted(os.listdir(g.run))
+        mine = pwriters_files(names)
+        expect(len(names) == files, f"--strategy {strategy} wrote {len(names)} files, not {files}", f"{again}; ls d")
+        theirs = pwriters_files(os.listdir(g.ref))
+        for num in sorted(theirs):
+            expect(num in mine, f"--strategy {strategy}: no file named pwriters.PID.{num}", f"{again}; ls d")
+            with open(os.path.join(g.ref, theirs[num]), "rb") as f:
+                kit = f.read()
+            if g.read(mine[num]) != kit:
+                at = int(num) % 26  # file NUM: the alphabet over and over, from letter NUM % 26
+                raise Fail(f"--strategy {strategy}: file {num} is not {size} bytes of the alphabet over and "
+                           f"over from '{ALPHABET[at]}'",
+                           f"{again}; cmp d/pwriters.*.{num} <(yes {ALPHABET[at:]}{ALPHABET[:at]} | tr -d '\\n' "
+                           f"| head -c {size})")
+        # The header, and the row up to the times: strategy, threads, files,
+        # sizes, options.
+        want_header, want_row = first_row(want.text, "the kit's pwriters --csv", None)
+        header, row = first_row(r.text, "pwriters --csv", f"{again} --csv")
+        expect(header == want_header and row[:-4] == want_row[:-4],
+               f"--csv with --strategy {strategy}: expected the kit's header and a row starting "
+               f"{','.join(want_row[:-4])},\ngot: {','.join(row[:-4])}", f"{again} --csv")
+
+
+@check(2, "pwriters: files removed without --keep, exit codes", needs=["pwriters"])
+def pwriters_cleanup_errors(g):
+    files = g.between(5, 30)
+    for strategy in ("seq", "per-file", "io-thread", "pool"):
+        args = ["-F", files, "-S", "8K", "--no-fsync", "--strategy", strategy]
+        again = f"mkdir d; bin/pwriters {' '.join(map(str, args))} -d d"
+        g.ok(g.student("pwriters", *args, "-d", ".", timeout=5), "pwriters", again)
+        left = os.listdir(g.run)
+        expect(not left, f"--strategy {strategy} without --keep left {len(left)} files behind", f"{again}; ls d")
+    usage_refused(g, "pwriters", "-F", 0)
+    usage_refused(g, "pwriters", "-F", g.between(10001, 99999))
+    usage_refused(g, "pwriters", "-B", 0)
+    usage_refused(g, "pwriters", "--strategy", "pool:0")
+    usage_refused(g, "pwriters", "--strategy", f"threads{g.between(0, 32767)}")
+    usage_refused(g, "pwriters", "-F", 3, "extra")
+    missing_dir(g, "pwriters", "-F", 2, "-S", "1K")
+
+
+PAUSE_S = 1.0
+
+
+@check(1, "pwriters: wall_s is elapsed time, cpu_s CPU time", needs=["pwriters"])
+def pwriters_stopwatch(g):
+    # The grader stops pwriters (SIGSTOP) for a second in the middle of its
+    # writing: a second that passes with no CPU used, as a wait for the disk
+    # would. Elapsed time holds it; CPU time (clock(), the source's
+    # stopwatch) does not. It stops once pwriters has used 0.05 s of CPU:
+    # everything before the timing starts takes far less, and the writing
+    # (100 MiB in 512-byte writes, 200,000 calls) far more.
+    files = g.between(90, 110)
+    args = ["-F", files, "-S", "1M", "-B", 512, "--no-fsync", "--csv"]
+    again = f"bin/pwriters {' '.join(map(str, args))}, stopped with kill -STOP for {PAUSE_S:g} s while it writes"
+    run = g.start("pwriters", *args, "-d", ".", timeout=30)
+    paused = run.pause_after_cpu(0.05, PAUSE_S)
+    r = run.wait()
+    g.ok(r, "pwriters", again)
+    expect(paused, f"pwriters {' '.join(map(str, args))} ended before it had used 0.05 s of CPU: "
+           "too soon to stop it while it writes", again)
+    expect(not os.listdir(g.run), "files left behind without --keep", again)
+    header, row = first_row(r.text, "pwriters --csv", again)
+    values = dict(zip(header, row))
+    expect("wall_s" in values and "cpu_s" in values, "no wall_s and cpu_s in the --csv row", again)
+    wall, cpu = number(values["wall_s"], "wall_s: "), number(values["cpu_s"], "cpu_s: ")
+    expect(wall - cpu >= PAUSE_S / 2,
+           f"stopped for {PAUSE_S:g} s while it wrote, pwriters reported wall_s {wall:g} s and cpu_s {cpu:g} s: "
+           "wall_s must hold the time it was stopped (a stopwatch, CLOCK_MONOTONIC), cpu_s not", again)
+
+
+# ------------------------------------------------------------------ datagen
+
+def datagen_files(directory):
+    out = {}
+    for name in DATAGEN_FILES:
+        with open(os.path.join(directory, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
+@check(3, "datagen: threaded and -z write the kit's bytes, per seed", needs=["datagen"])
+def datagen(g):
+    # The four files, threaded with a small buffer (many rounds) and with
+    # -z, are byte for byte the kit's for the same seed, and the kit's for
+    # another seed: so the same seed gives the same files and another seed
+    # other ones. The record counts are no multiple of the buffers: the
+    # last round is a short one.
+    records, exams, seed = g.between(800, 3000), g.between(0, 15), g.between(1, 999999)
+    small, big = g.between(2, 40), g.between(100, records - 1)
+    while records % small == 0 or records % big == 0:
+        records += 1
+    kits = {}
+    for s in (seed, seed + 1):
+        where = os.path.join(g.ref, str(s))
+        os.mkdir(where)
+        expect(g.reference("datagen", "-s", records, "-e", exams, "--seed", s, "-d", ".", cwd=where).status == 0,
+               "the kit's datagen failed: ask your instructor")
+        kits[s] = datagen_files(where)
+    r = None
+    for options, s in ((["-b", small], seed), (["-b", big, "-z"], seed), (["-b", big], seed + 1)):
+        g.fresh()
+        args = ["-s", records, "-e", exams, *options, "--seed", s]
+        line = " ".join(map(str, args))
+        again = f"mkdir d; bin/datagen {line} -d d"
+        r = g.student("datagen", *args, "-d", ".", "--csv", timeout=5)
+        g.ok(r, "datagen", again)
+        for name in DATAGEN_FILES:
+            expect(g.read(name) == kits[s][name],
+                   f"datagen {line}: {name} is not what the kit's datagen writes with the same -s, -e and --seed",
+                   f"{again}, and compare d/{name} with the original kit's bin/datagen's")
+    # The last run's row: bytes is what the four files hold.
+    want = ["threaded", str(records), str(exams), str(big), str(seed + 1), str(sum(map(len, kits[seed + 1].values())))]
+    _, row = first_row(r.text, "datagen --csv", f"bin/datagen -s {records} -e {exams} -b {big} --seed {seed + 1} --csv")
+    expect(row[:6] == want, f"--csv: expected a row starting {','.join(want)}, got {','.join(row[:6])}",
+           f"bin/datagen -s {records} -e {exams} -b {big} --seed {seed + 1} --csv")
+
+
+@check(1, "datagen: exit codes", needs=["datagen"])
+def datagen_errors(g):
+    usage_refused(g, "datagen", "-s", 0)
+    usage_refused(g, "datagen", "-e", g.between(1001, 9999))
+    usage_refused(g, "datagen", "-b", 0)
+    usage_refused(g, "datagen", "-s", 10, "extra")
+    missing_dir(g, "datagen", "-s", g.between(1, 50))
+
+
+# ------------------------------------------------------------------ data/lab4-*.csv
+
+def whole(row, columns, positive=()):
+    return all(row[c] == int(row[c]) and row[c] >= (1 if c in positive else 0) for c in columns)
+
+
+@check(2, "data/lab4-writers.csv: every configuration, plausible values, 3+ real trials")
+def writers_data(g):
+    # Every strategy with and without fsync at each file count, values that
+    # agree with each other and with what memory can do, and 3+ trials of
+    # each configuration that are not copies of one another.
+    rows = g.rows(WRITERS_CSV, WRITERS_NUMBERS, lab=4)
+    trials, seen, counts = {}, set(), set()
+    for n, r in enumerate(rows, start=2):
+        def bad(why):
+            raise Fail(f"{WRITERS_CSV} line {n}: {why}", "make lab4")
+        s = r["strategy"]
+        if s not in ("seq", "per-file", "io-thread", "pool"):
+            bad(f"unknown strategy {s}")
+        if not (whole(r, ["trial", "threads", "files", "bytes_per_file", "batch_bytes", "fsync", "append"],
+                      positive=["threads", "files", "bytes_per_file", "batch_bytes"])
+                and r["fsync"] in (0, 1) and r["append"] in (0, 1)):
+            bad("not whole numbers where expected")
+        if s in ("seq", "io-thread") and r["threads"] != 1:
+            bad(f"{s} runs one writer thread, not {r['threads']:g}")
+        if s == "per-file" and r["threads"] != r["files"]:
+            bad(f"per-file runs one thread per file: {r['files']:g} files, {r['threads']:g} threads")
+        # Times are positive; no more than 100 GiB/s, beyond what memory can copy.
+        if not (r["wall_s"] > 0 and r["cpu_s"] > 0 and 0 < r["mib_s"] < 102400 and 0 < r["cpu_mib_s"] < 102400):
+            bad("implausible times or rates")
+        # The rates are the bytes over the times (to 1%, or the times' rounding).
+        mib = r["files"] * r["bytes_per_file"] / 1048576
+        if abs(mib / r["mib_s"] - r["wall_s"]) > 0.01 * r["wall_s"] + 1e-6:
+            bad("mib_s is not files x bytes_per_file / 2^20 / wall_s")
+        if abs(mib / r["cpu_mib_s"] - r["cpu_s"]) > 0.01 * r["cpu_s"] + 1e-6:
+            bad("cpu_mib_s is not files x bytes_per_file / 2^20 / cpu_s")
+        # One thread cannot run longer than the time that passed.
+        if s == "seq" and r["cpu_s"] > 1.1 * r["wall_s"] + 0.001:
+            bad("seq has one thread, yet cpu_s is more than wall_s")
+        key = (s, r["files"], r["bytes_per_file"], r["fsync"], r["append"])
+        trials.setdefault(key, []).append((r["wall_s"], r["cpu_s"]))
+        seen.add((r["files"], r["bytes_per_file"], r["fsync"], s))
+        counts.add((r["files"], r["bytes_per_file"]))
+    for (s, files, size, fsync, append), times in trials.items():
+        what = f"{s} with {files:g} files of {size:g} bytes, fsync {fsync:g}, append {append:g}"
+        expect(len(times) >= 3, f"{WRITERS_CSV}: only {len(times)} trials of {what} (at least 3)", "make lab4")
+        expect(len(set(times)) > 1, f"{WRITERS_CSV}: every trial of {what} took exactly {times[0][0]:g} s: "
+               "not measured", "make lab4")
+    for files, size in sorted(counts):
+        for fsync in (0, 1):
+            for s in ("seq", "per-file", "io-thread", "pool"):
+                expect((files, size, fsync, s) in seen,
+                       f"{WRITERS_CSV}: no {s} run with {files:g} files of {size:g} bytes and fsync {fsync}",
+                       "make lab4")
+    expect(len(counts) >= 2, f"{WRITERS_CSV}: only one file count: the lab sweeps several", "make lab4")
+
+
+@check(2, "data/lab4-datagen.csv: both modes, plausible values, 3+ real runs")
+def datagen_data(g):
+    # Both modes, 3+ runs each that are not copies, the same output for the
+    # same arguments, a size the file format allows, and elapsed time that
+    # holds the filling and writing it is split into.
+    rows = g.rows(DATAGEN_CSV, DATAGEN_NUMBERS, lab=4)
+    bytes_of, runs = {}, {}
+    for n, r in enumerate(rows, start=2):
+        def bad(why):
+            raise Fail(f"{DATAGEN_CSV} line {n}: {why}", "make lab4")
+        if r["mode"] not in ("threaded", "sequential"):
+            bad("mode is not threaded or sequential")
+        if not whole(r, ["trial", "records", "exams_per_record", "buffer_records", "seed", "bytes"],
+                     positive=["records", "buffer_records", "bytes"]):
+            bad("not whole numbers where expected")
+        # Per student: a students, a contacts and a grades line (95 to 109
+        # bytes with 6-digit ids, more with longer ones) and 27 to 29 bytes per exam.
+        s, e = r["records"], r["exams_per_record"]
+        if not s * (95 + 27 * e) <= r["bytes"] <= s * (125 + 32 * e):
+            bad(f"{r['bytes']:g} bytes is not what {s:g} students with {e:g} exams take")
+        if not (r["wall_s"] > 0 and r["cpu_s"] > 0 and r["fill_s"] >= 0 and r["write_s"] >= 0):
+            bad("times must be positive")
+        if r["fill_s"] + r["write_s"] > r["wall_s"] + 2e-6:
+            bad("fill_s + write_s is more than wall_s, which holds both")
+        if r["mode"] == "sequential" and r["cpu_s"] > 1.1 * r["wall_s"] + 0.001:
+            bad("sequential has one thread, yet cpu_s is more than wall_s")
+        args = f"-s {s:g} -e {e:g} --seed {r['seed']:g}"
+        if args in bytes_of and bytes_of[args][0] != r["bytes"]:
+            bad(f"other bytes than line {bytes_of[args][1]} for the same {args}")
+        bytes_of.setdefault(args, (r["bytes"], n))
+        runs.setdefault(f"{r['mode']} runs with {args} -b {r['buffer_records']:g}", []).append(
+            (r["wall_s"], r["cpu_s"]))
+    modes = {key.split()[0] for key in runs}
+    expect(modes == {"threaded", "sequential"}, f"{DATAGEN_CSV}: both modes are needed: threaded and "
+           "sequential (-z)", "make lab4")
+    for key, times in runs.items():
+        expect(len(times) >= 3, f"{DATAGEN_CSV}: only {len(times)} {key} (at least 3)", "make lab4")
+        expect(len(set(times)) > 1, f"{DATAGEN_CSV}: all {key} took exactly {times[0][0]:g} s: not measured",
+               "make lab4")
+
+
+@check(2, "data/lab4-writers.csv: without fsync, a thread per file costs CPU")
+def writers_trend(g):
+    # A trend any machine shows, on any file system, loaded or idle: without
+    # fsync, a thread per file costs more CPU per MiB than one thread
+    # (creating, scheduling and ending a thread per file), where creating a
+    # thread is a visible part of writing a file: files of at most 256 KiB
+    # (SCALE=full writes 4 MiB files, where the difference drowns in the
+    # spread between trials). CPU time, not elapsed time: a busy machine
+    # delays threads but does not bill them. datagen has no such trend: at
+    # SCALE=tiny on a busy machine, the fastest threaded run took 0.4 to 3.8
+    # times as long as the fastest sequential one.
+    rows = [r for r in g.rows(WRITERS_CSV, WRITERS_NUMBERS, lab=4)
+            if r["fsync"] == 0 and r["bytes_per_file"] <= 262144 and r["strategy"] in ("seq", "per-file")]
+    if not rows:
+        return
+    most = max(r["files"] for r in rows)
+    rate = {s: [r["cpu_mib_s"] for r in rows if r["files"] == most and r["strategy"] == s]
+            for s in ("seq", "per-file")}
+    expect(rate["seq"] and rate["per-file"], f"{WRITERS_CSV}: no seq or no per-file run without fsync at "
+           f"{most:g} files", "make lab4")
+    seq, per = median(rate["seq"]), median(rate["per-file"])
+    expect(per < seq, f"without fsync at {most:g} files, the median cpu_mib_s of per-file ({per:g}) is not below "
+           f"seq's ({seq:g}): but creating a thread per file costs CPU", "make lab4")
+
+
+PWRITERS, DATAGEN = "labs/4-writers/pwriters.c", "labs/4-writers/datagen.c"
+MUTANTS = [
+    # the queue strategies never post the last file
+    Mutant("pwriters-pool-skips-last-file", PWRITERS,
+           [("feed && err == 0 && i < job.files; i++", "feed && err == 0 && i + 1 < job.files; i++")],
+           "pwriters: every strategy writes the kit's bytes, --csv as the kit's"),
+    # the test turned round: the files are removed only with --keep
+    Mutant("pwriters-keeps-files", PWRITERS,
+           [("if (!keep)\n\t\t\tcleanup_add(job.paths[i]);", "if (keep)\n\t\t\tcleanup_add(job.paths[i]);")],
+           "pwriters: files removed without --keep, exit codes"),
+    # the source article's stopwatch: clock(), the CPU time of the process
+    Mutant("pwriters-clock-stopwatch", PWRITERS,
+           [("int64_t wall0 = now_ns(), cpu0", "int64_t wall0 = (int64_t)clock() * (1000000000 / CLOCKS_PER_SEC), cpu0"),
+            ("ns_to_s(now_ns() - wall0)", "ns_to_s((int64_t)clock() * (1000000000 / CLOCKS_PER_SEC) - wall0)")],
+           "pwriters: wall_s is elapsed time, cpu_s CPU time"),
+    # -z writes three of the four buffers
+    Mutant("datagen-z-skips-a-file", DATAGEN,
+           [("\t\t\tfor (int f = 0; f < NFILES; f++)\n\t\t\t\twrite_buffer(&writers[f]);",
+             "\t\t\tfor (int f = 0; f < NFILES - 1; f++)\n\t\t\t\twrite_buffer(&writers[f]);")],
+           "datagen: threaded and -z write the kit's bytes, per seed"),
+    # the records cut into rounds of BUFFER lose the remainder: the last,
+    # short round is never filled
+    Mutant("datagen-drops-last-round", DATAGEN,
+           [("done < records; done += buffer", "done + buffer <= records; done += buffer")],
+           "datagen: threaded and -z write the kit's bytes, per seed"),
+]
