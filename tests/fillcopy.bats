@@ -30,7 +30,7 @@ distinct() {
 @test "fillcopy: a table of the three phases; --verify checks the copy and the files; nothing left" {
 	run "$BIN/fillcopy" -s 1M -t 2 --verify
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == "2 threads, 1048576 bytes (1.0 MiB), 10 files in ., rng xoshiro"* ]]
+	[[ ${lines[0]} == "2 threads, 1048576 bytes (1.0 MiB), 10 files in ., rng xoshiro, copy memcpy, 4k pages, "* ]]
 	[[ ${lines[1]} == "phase "*"ms"*"MiB/s"*"cpu ms"*"faults" ]]
 	[[ ${lines[2]} == "fill "* ]]
 	[[ ${lines[3]} == "copy "* ]]
@@ -43,15 +43,15 @@ distinct() {
 	run "$BIN/fillcopy" -s 100K -t 3 -f 4 --rng rand_r --copy bytes --prefault --fsync --csv
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 4 ]
-	[ "${lines[0]}" = "threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults" ]
-	[[ ${lines[1]} == "3,102400,4,rand_r,bytes,1,1,fill,"* ]]
-	[[ ${lines[2]} == "3,102400,4,rand_r,bytes,1,1,copy,"* ]]
-	[[ ${lines[3]} == "3,102400,4,rand_r,bytes,1,1,dump,"* ]]
-	# times and MiB/s positive, CPU time and faults not negative, 12 fields
+	[ "${lines[0]}" = "threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages" ]
+	[[ ${lines[1]} == "3,102400,4,rand_r,bytes,1,1,fill,"*",4k" ]]
+	[[ ${lines[2]} == "3,102400,4,rand_r,bytes,1,1,copy,"*",4k" ]]
+	[[ ${lines[3]} == "3,102400,4,rand_r,bytes,1,1,dump,"*",4k" ]]
+	# times and MiB/s positive, CPU time and faults not negative, 13 fields
 	[ -z "$(printf '%s\n' "${lines[@]:1}" |
-		awk -F, 'NF != 12 || !($9 > 0 && $10 >= 0 && $11 > 0 && $12 >= 0)')" ]
-	run "$BIN/fillcopy" -s 100K --csv
-	[[ ${lines[1]} == "1,102400,10,xoshiro,memcpy,0,0,fill,"* ]]
+		awk -F, 'NF != 13 || !($9 > 0 && $10 >= 0 && $11 > 0 && $12 >= 0)')" ]
+	run "$BIN/fillcopy" -s 100K --pages huge --csv
+	[[ ${lines[1]} == "1,102400,10,xoshiro,memcpy,0,0,fill,"*",huge" ]]
 }
 
 # faults PHASE: the faults column of PHASE in the CSV in $output.
@@ -60,16 +60,60 @@ faults() {
 }
 
 @test "fillcopy: every thread's page faults count in the phase that takes them" {
-	# Huge pages would map 2 MiB per fault, and the count below would not hold.
-	if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
-		skip "transparent huge pages are set to always"
-	fi
+	# 4k pages (the default) even where transparent_hugepage is "always"
 	local pages=$((8 * 1048576 / $(getconf PAGESIZE)))
 	# 3 threads: one thread's faults alone would be a third of the pages.
 	run "$BIN/fillcopy" -s 8M -t 3 --csv
 	[ "$status" -eq 0 ]
 	[ "$(faults fill)" -ge "$pages" ]
 	[ "$(faults copy)" -ge "$pages" ]
+}
+
+@test "fillcopy: --pages huge maps 2 MiB per page fault, where the kernel allows huge pages" {
+	if ! grep -qs '\[\(always\|madvise\)\]' /sys/kernel/mm/transparent_hugepage/enabled; then
+		skip "transparent huge pages are not available here (the next test checks the message)"
+	fi
+	if [[ $BIN == *tsan* ]]; then
+		skip "ThreadSanitizer maps its shadow memory on first use, inside the phases"
+	fi
+	# 16 MiB: 8 huge pages or 4096 small ones per buffer. A few more for
+	# the thread's stack, and for a 2 MiB the kernel found no room for.
+	run "$BIN/fillcopy" -s 16M --pages huge --csv
+	[ "$status" -eq 0 ]
+	[ -z "$(tail -n +2 <<<"$output" | grep -v ',huge$')" ]
+	[ "$(faults fill)" -le 64 ]
+	[ "$(faults copy)" -le 64 ]
+	run "$BIN/fillcopy" -s 16M --pages 4k --csv
+	[ "$(faults fill)" -ge 4096 ]
+	[ "$(faults copy)" -ge 4096 ]
+}
+
+@test "fillcopy: --pages huge says plainly when transparent huge pages are off, and runs anyway" {
+	command -v bwrap >/dev/null || skip "bwrap is not installed (it shows fillcopy a setting of never)"
+	local setting=/sys/kernel/mm/transparent_hugepage/enabled
+	[ -e "$setting" ] || skip "this kernel has no $setting"
+	echo "always madvise [never]" >never
+	run bwrap --dev-bind / / --ro-bind never "$setting" "$BIN/fillcopy" -s 1M --pages huge --verify
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "fillcopy: --pages huge: transparent huge pages are off on this system ($setting: always madvise [never]): the buffers get 4 KiB pages, as the faults column shows" ]
+	[ "${lines[-1]}" = "verified: the copy and the 10 files match the buffer" ]
+	# nothing said for 4k pages, or where huge pages are allowed
+	echo "always [madvise] never" >madvise
+	run bwrap --dev-bind / / --ro-bind never "$setting" "$BIN/fillcopy" -s 1M --pages 4k
+	[[ $output != *"huge pages are off"* ]]
+	run bwrap --dev-bind / / --ro-bind madvise "$setting" "$BIN/fillcopy" -s 1M --pages huge
+	[[ $output != *"huge pages are off"* ]]
+}
+
+@test "fillcopy: --pages huge leaves the same bytes in the files as 4k pages, with every generator" {
+	mkdir small huge
+	for rng in xoshiro rand_r; do
+		"$BIN/fillcopy" -s 5000001 -t 3 -f 1 -d small --rng "$rng" --pages 4k --keep --verify
+		"$BIN/fillcopy" -s 5000001 -t 3 -f 1 -d huge --rng "$rng" --pages huge --prefault --keep --verify
+		cmp small/fillcopy-*.dmp huge/fillcopy-*.dmp
+		[ "$(stat -c %s huge/fillcopy-*.dmp)" -eq 5000001 ]
+		rm small/* huge/*
+	done
 }
 
 @test "fillcopy: --prefault leaves the fill and the copy only a few page faults" {
@@ -200,7 +244,7 @@ faults() {
 
 @test "fillcopy: bad arguments exit 2 with a message naming them" {
 	for bad in "-t 0" "-t 257" "-t x" "-s 0" "-s 1X" "-f 0" "-f 10001" "--rng mt" \
-		"--copy fast" "--corrupt 10" "--corrupt -1" "--bogus" "extra"; do
+		"--copy fast" "--pages 2m" "--pages" "--corrupt 10" "--corrupt -1" "--bogus" "extra"; do
 		run "$BIN/fillcopy" $bad
 		usage_fails
 	done
@@ -210,6 +254,9 @@ faults() {
 	[ "${lines[0]}" = "fillcopy: --rng: 'mt' is not xoshiro, rand_r or rand" ]
 	run "$BIN/fillcopy" --copy fast
 	[ "${lines[0]}" = "fillcopy: --copy: 'fast' is not memcpy or bytes" ]
+	run "$BIN/fillcopy" --pages 2m
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "fillcopy: --pages: '2m' is not 4k or huge" ]
 	run "$BIN/fillcopy" -f 3 --corrupt 3
 	[ "${lines[0]}" = "fillcopy: --corrupt: there is no file 3 (they are 0 to 2)" ]
 	run "$BIN/fillcopy" extra

@@ -19,16 +19,18 @@
  *     has one state for the whole process behind one lock (--rng rand
  *     shows what that costs);
  *   - file K always holds slice K, whichever thread writes it;
- *   - --prefault takes the first-touch page faults out of the timing;
+ *   - --prefault takes the first-touch page faults out of the timing, and
+ *     --pages huge makes them 512 times fewer;
  *   - the dump files are removed at the end, on errors and on Ctrl-C.
  */
-#define _GNU_SOURCE	/* RUSAGE_THREAD: one thread's page faults (Linux) */
+#define _GNU_SOURCE	/* RUSAGE_THREAD, MADV_HUGEPAGE (Linux) */
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 
@@ -39,7 +41,8 @@
 
 static const char usage[] =
 	"usage: fillcopy [-t THREADS] [-s SIZE] [-f FILES] [-d DIR] [--rng xoshiro|rand_r|rand]\n"
-	"                [--copy memcpy|bytes] [--prefault] [--verify] [--fsync] [--keep] [--csv]\n"
+	"                [--copy memcpy|bytes] [--pages 4k|huge] [--prefault] [--verify] [--fsync]\n"
+	"                [--keep] [--csv]\n"
 	"  -t, --threads N   threads in every phase, 1 to 256 (default 1)\n"
 	"  -s, --size SIZE   buffer size, K/M/G suffixes (default 255M)\n"
 	"  -f, --files N     dump files, 1 to 10000 (default 10); each holds SIZE/N bytes,\n"
@@ -49,6 +52,9 @@ static const char usage[] =
 	"                    rand_r: state in each thread, one call per byte\n"
 	"                    rand:   one state for the process, behind a lock, one call per byte\n"
 	"      --copy HOW    memcpy (default) or bytes: a loop that copies byte by byte\n"
+	"      --pages SIZE  4k (default): 4 KiB pages, one page fault per 4 KiB touched first;\n"
+	"                    huge: buffers aligned to 2 MiB, madvise(MADV_HUGEPAGE): one fault can\n"
+	"                    map 2 MiB, if the kernel's transparent huge pages allow it\n"
 	"      --prefault    each thread touches its chunk of both buffers before the timing\n"
 	"      --verify      check the copy and every file against the buffer (exit 1 if not equal)\n"
 	"      --fsync       fsync each file before closing it, inside the dump's timing\n"
@@ -63,12 +69,13 @@ static const char usage[] =
 enum gen { XOSHIRO, RAND_R, RAND };
 static const char *const gen_names[] = { "xoshiro", "rand_r", "rand", NULL };
 static const char *const copy_names[] = { "memcpy", "bytes", NULL };
+static const char *const page_names[] = { "4k", "huge", NULL };
 
 /* The run's settings and buffers: set by main() before any thread starts,
  * then only read (the buffers' bytes excepted: each thread writes its own). */
 static size_t size = (size_t)255 << 20, nthreads = 1, nfiles = 10;
 static enum gen gen = XOSHIRO;
-static bool copy_bytes, do_fsync, pre;
+static bool copy_bytes, do_fsync, pre, huge;
 static unsigned char *buf, *copy;
 static char **paths;
 
@@ -221,8 +228,9 @@ static long thread_faults(void)
  * Writes a byte in every page of p[from, to), so that the kernel maps them
  * now and not on first touch inside a timed phase: the chunk's first and
  * last bytes, and one every page size between them. Each thread touches
- * bytes of its own chunk only. volatile: the compiler knows that calloc()'s
- * memory is zero and would drop plain stores of 0.
+ * bytes of its own chunk only. volatile: what matters is the page fault
+ * each store causes, which the compiler does not see; it could otherwise
+ * drop stores of 0 into memory that the fill overwrites anyway.
  */
 static void prefault(unsigned char *p, size_t from, size_t to)
 {
@@ -233,6 +241,64 @@ static void prefault(unsigned char *p, size_t from, size_t to)
 		v[i] = 0;
 	if (to > from)
 		v[to - 1] = 0;
+}
+
+/* A transparent huge page on x86-64 (and on arm64 with 4 KiB pages). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/*
+ * A buffer of n bytes straight from mmap(): zero-filled (a byte the fill
+ * misses stays 0, which the tests look for), and mapped page by page on
+ * first touch, inside the timing unless --prefault. It starts on a 2 MiB
+ * boundary, as only an aligned 2 MiB can become a huge page. --pages huge
+ * asks for huge pages (MADV_HUGEPAGE); 4k forbids them (MADV_NOHUGEPAGE),
+ * so that 4k means 4 KiB pages even where transparent_hugepage is
+ * "always". Sets *refused to the errno of a refused madvise(), or 0.
+ */
+static unsigned char *map_buffer(size_t n, int *refused)
+{
+	size_t len = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+	/* One huge page more than needed, to find a 2 MiB boundary in. */
+	unsigned char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("out of memory (two buffers of %zu bytes)", n);
+	p += (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
+	*refused = madvise(p, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0 ? 0 : errno;
+	return p;
+}
+
+/*
+ * --pages huge: says plainly, on stderr, when the system will not give huge
+ * pages: a kernel without them, advice refused, or transparent_hugepage set
+ * to "never". Where it allows them, the kernel may still map 4 KiB pages
+ * when it finds no free 2 MiB: the faults column shows what it did.
+ */
+static void say_if_no_huge_pages(int refused)
+{
+	static const char setting[] = "/sys/kernel/mm/transparent_hugepage/enabled";
+	char line[128] = "";
+	FILE *f = fopen(setting, "r");
+
+	if (f != NULL) {
+		if (fgets(line, sizeof line, f) == NULL)
+			line[0] = '\0';
+		fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+	}
+	if (f == NULL)
+		fprintf(stderr, "%s: --pages huge: this kernel has no transparent huge pages (no %s)",
+			iolab_prog, setting);
+	else if (refused != 0)
+		fprintf(stderr, "%s: --pages huge: the kernel refused MADV_HUGEPAGE (%s)",
+			iolab_prog, strerror(refused));
+	else if (strstr(line, "[never]") != NULL)
+		fprintf(stderr, "%s: --pages huge: transparent huge pages are off on this system (%s: %s)",
+			iolab_prog, setting, line);
+	else
+		return;
+	fputs(": the buffers get 4 KiB pages, as the faults column shows\n", stderr);
 }
 
 /*
@@ -407,6 +473,7 @@ int main(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "rng", required_argument, NULL, 'r' },
 		{ "copy", required_argument, NULL, 'c' },
+		{ "pages", required_argument, NULL, 'p' },
 		{ "prefault", no_argument, NULL, 'P' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "fsync", no_argument, NULL, 'S' },
@@ -419,7 +486,7 @@ int main(int argc, char **argv)
 	const char *dir = ".";
 	bool verify = false, keep = false, csv = false;
 	long long damage = -1;	/* --corrupt K */
-	int opt;
+	int opt, refused;
 
 	iolab_init(argv[0], usage);
 	while ((opt = getopt_long(argc, argv, "t:s:f:d:h", options, NULL)) != -1) {
@@ -430,6 +497,7 @@ int main(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'r': gen = (enum gen)parse_choice("--rng", optarg, gen_names); break;
 		case 'c': copy_bytes = parse_choice("--copy", optarg, copy_names) == 1; break;
+		case 'p': huge = parse_choice("--pages", optarg, page_names) == 1; break;
 		case 'P': pre = true; break;
 		case 'V': verify = true; break;
 		case 'S': do_fsync = true; break;
@@ -447,13 +515,10 @@ int main(int argc, char **argv)
 	check_room(dir);
 	cleanup_init();
 
-	/* calloc(): a byte the fill misses stays 0, which the tests look for.
-	 * glibc takes a large block straight from mmap() without touching it,
-	 * so its pages are still mapped on first touch, as with malloc(). */
-	buf = calloc(size, 1);
-	copy = calloc(size, 1);
-	if (buf == NULL || copy == NULL)
-		die("out of memory (two buffers of %zu bytes)", size);
+	buf = map_buffer(size, &refused);
+	copy = map_buffer(size, &refused);
+	if (huge)
+		say_if_no_huge_pages(refused);
 	for (size_t k = 0; k < nthreads; k++) {
 		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
 		/* BEGIN SOLUTION */
@@ -492,21 +557,21 @@ int main(int argc, char **argv)
 	}
 
 	if (csv)
-		puts("threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults");
+		puts("threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages");
 	else
-		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s, %s\n"
+		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s pages, %s, %s\n"
 		       "phase        ms      MiB/s     cpu ms     faults\n",
 		       nthreads, nthreads > 1 ? "s" : "", size, size / 1048576.0, nfiles, dir,
-		       gen_names[gen], copy_names[copy_bytes],
+		       gen_names[gen], copy_names[copy_bytes], page_names[huge],
 		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync");
 	for (int p = 0; p < PHASES; p++) {
 		struct span t = phase_total(p);
 		double wall = ns_to_s(t.end_ns - t.start_ns), mib_s = size / 1048576.0 / wall;
 
 		if (csv)
-			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld\n", nthreads, size,
-			       nfiles, gen_names[gen], copy_names[copy_bytes], pre,
-			       do_fsync, phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults);
+			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld,%s\n", nthreads, size,
+			       nfiles, gen_names[gen], copy_names[copy_bytes], pre, do_fsync,
+			       phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults, page_names[huge]);
 		else
 			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phase_names[p], wall * 1e3,
 			       mib_s, ns_to_s(t.cpu_ns) * 1e3, t.faults);
