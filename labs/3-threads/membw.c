@@ -1,38 +1,108 @@
 /*
- * membw - the ceiling for fillcopy's copy phase: one memcpy() of SIZE bytes
- * between two buffers whose pages are already mapped, in one thread,
- * repeated REPS times. No threads, no chunks, no first-touch page faults:
- * what is left is the memory bandwidth one core gets.
+ * membw - the ceiling for fillcopy's fill and copy: how fast THREADS
+ * threads store into memory (memset) and copy it (memcpy), each thread on
+ * its slice of two SIZE-byte buffers whose pages are already mapped. No
+ * generator, no first-touch page faults: what is left is the bandwidth the
+ * cores and the memory system give.
+ *
+ * Each repetition stores, then copies; before each, the threads wait for
+ * each other at a barrier, and each times its own slice. As in fillcopy, a
+ * repetition's elapsed time runs from the first thread's start to the last
+ * one's end, and the pages are 4 KiB ones (fillcopy's default).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE	/* MADV_NOHUGEPAGE */
 #include <getopt.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <sys/mman.h>
 
 #include "iolab.h"
 #include "timing.h"
 
 static const char usage[] =
-	"usage: membw [-s SIZE] [-r REPS] [--csv]\n"
-	"  -s, --size SIZE   bytes per copy, K/M/G suffixes, at most 4G (default 64M)\n"
-	"  -r, --reps REPS   how many copies to time, 1 to 1000 (default 5)\n"
-	"      --csv         CSV: a header, then one row per copy\n"
+	"usage: membw [-t THREADS] [-s SIZE] [-r REPS] [--csv]\n"
+	"  -t, --threads N   threads, 1 to 256 (default 1); each stores and copies its slice\n"
+	"  -s, --size SIZE   bytes per store and per copy, K/M/G suffixes, at most 4G (default 64M)\n"
+	"  -r, --reps REPS   how many stores and copies to time, 1 to 1000 (default 5)\n"
+	"      --csv         CSV: a header, then one row per store and per copy\n"
 	"  -h, --help        this help\n";
+
+#define MAX_THREADS 256
+
+enum { STORE, COPY, OPS };
+static const char *const op_names[OPS] = { [STORE] = "store", [COPY] = "copy" };
+
+/* Set by main() before the threads start, then only read (the buffers'
+ * bytes excepted: each thread writes its own slice). */
+static size_t size = 64 << 20, nthreads = 1, reps = 5;
+static unsigned char *src, *dst;
+static pthread_barrier_t op_start;
+
+struct span {
+	int64_t start_ns, end_ns;
+};
+
+/* One per thread, on cache lines of its own. */
+struct worker {
+	alignas(64) pthread_t thread;
+	size_t from, to;	/* its slice of the buffers: bytes [from, to) */
+	struct span *spans;	/* [rep * OPS + op] */
+};
+static struct worker workers[MAX_THREADS];
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	size_t n = w->to - w->from;
+
+	/* Writing every byte maps every page of its slice before the timing. */
+	memset(src + w->from, 'a', n);
+	memset(dst + w->from, 'b', n);
+	for (size_t r = 0; r < reps; r++) {
+		for (int op = 0; op < OPS; op++) {
+			struct span *s = &w->spans[r * OPS + op];
+
+			pthread_barrier_wait(&op_start);
+			s->start_ns = now_ns();
+			if (op == STORE)
+				memset(dst + w->from, (int)r, n);
+			else
+				memcpy(dst + w->from, src + w->from, n);
+			s->end_ns = now_ns();
+		}
+	}
+	return NULL;
+}
+
+/* A buffer of 4 KiB pages, not mapped yet (see fillcopy's map_buffer()). */
+static unsigned char *map_buffer(void)
+{
+	unsigned char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("out of memory (two buffers of %zu bytes)", size);
+	/* Fails only on a kernel without huge pages: 4 KiB pages anyway. */
+	(void)madvise(p, size, MADV_NOHUGEPAGE);
+	return p;
+}
 
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
+		{ "threads", required_argument, NULL, 't' },
 		{ "size", required_argument, NULL, 's' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "csv", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	size_t size = 64 << 20;
-	uint64_t reps = 5;
-	int csv = 0, opt;
+	int csv = 0, opt, e;
 
 	iolab_init(argv[0], usage);
-	while ((opt = getopt_long(argc, argv, "s:r:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:s:r:h", options, NULL)) != -1) {
 		switch (opt) {
+		case 't': nthreads = parse_count("-t", optarg, 1, MAX_THREADS); break;
 		case 's': size = parse_size("-s", optarg, 1, (uint64_t)4 << 30); break;
 		case 'r': reps = parse_count("-r", optarg, 1, 1000); break;
 		case 'v': csv = 1; break;
@@ -43,31 +113,51 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 
-	unsigned char *src = xmalloc(size), *dst = xmalloc(size);
+	src = map_buffer();
+	dst = map_buffer();
+	/* Equal slices, the remainder to the last (fillcopy's slice()). */
+	for (size_t k = 0; k < nthreads; k++) {
+		workers[k].from = k * (size / nthreads);
+		workers[k].to = k == nthreads - 1 ? size : workers[k].from + size / nthreads;
+		workers[k].spans = xmalloc(reps * OPS * sizeof *workers[k].spans);
+	}
+	e = pthread_barrier_init(&op_start, NULL, (unsigned)nthreads);
+	for (size_t k = 0; e == 0 && k < nthreads; k++)
+		e = pthread_create(&workers[k].thread, NULL, work, &workers[k]);
+	for (size_t k = 0; e == 0 && k < nthreads; k++)
+		e = pthread_join(workers[k].thread, NULL);
+	if (e != 0) {
+		errno = e;	/* pthreads return the error instead of setting errno */
+		die_errno("threads");
+	}
+	pthread_barrier_destroy(&op_start);
 
-	/* Writing every byte maps every page before the timing starts. */
-	memset(src, 'a', size);
-	memset(dst, 'b', size);
+	puts(csv ? "threads,op,bytes,rep,wall_s,mib_s" : "op     rep         ms      MiB/s");
+	for (size_t r = 0; r < reps; r++) {
+		for (int op = 0; op < OPS; op++) {
+			struct span t = workers[0].spans[r * OPS + op];
 
-	puts(csv ? "bytes,rep,wall_s,mib_s" : "rep         ms      MiB/s");
-	for (uint64_t r = 1; r <= reps; r++) {
-		int64_t start = now_ns();
+			for (size_t k = 1; k < nthreads; k++) {
+				const struct span *s = &workers[k].spans[r * OPS + op];
 
-		memcpy(dst, src, size);
-		double wall = ns_to_s(now_ns() - start);
+				if (s->start_ns < t.start_ns)
+					t.start_ns = s->start_ns;
+				if (s->end_ns > t.end_ns)
+					t.end_ns = s->end_ns;
+			}
+			double wall = ns_to_s(t.end_ns - t.start_ns);
 
-		if (csv)
-			printf("%zu,%llu,%.6f,%.1f\n", size, (unsigned long long)r, wall,
-			       size / 1048576.0 / wall);
-		else
-			printf("%3llu %10.3f %10.1f\n", (unsigned long long)r, wall * 1e3,
-			       size / 1048576.0 / wall);
+			if (csv)
+				printf("%zu,%s,%zu,%zu,%.6f,%.1f\n", nthreads, op_names[op], size,
+				       r + 1, wall, size / 1048576.0 / wall);
+			else
+				printf("%-5s %4zu %10.3f %10.1f\n", op_names[op], r + 1, wall * 1e3,
+				       size / 1048576.0 / wall);
+		}
 	}
 	/* Reading the result also keeps the compiler from dropping the copies. */
 	if (memcmp(dst, src, size) != 0)
 		die("the copy differs from the source");
-	free(src);
-	free(dst);
 	if (fflush(stdout) != 0)
 		die_errno("stdout");
 	return 0;
