@@ -19,6 +19,8 @@ trap 'rm -f "$tmp"' EXIT
 	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 	echo "cores: $(getconf _NPROCESSORS_ONLN)"
 	echo "memory: $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+	# the bracketed word is the setting: always, madvise or never (Lab 3)
+	echo "transparent_hugepage: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "none in this kernel")"
 	echo "scratch_dir_fs: $(findmnt -n -o FSTYPE --target "$dir" 2>/dev/null || stat -f -c %T "$dir")"
 	echo "scratch_dir_st_blksize: $blksize"
 	echo "compiler: $(${CC:-cc} --version | head -1)"

@@ -1,44 +1,51 @@
 # lab3-time.gp - Lab 3: elapsed time of each fillcopy phase against the number
 # of threads. Every trial is a point, the line joins the medians. Solid, filled
 # points: the buffers were prefaulted; dashed, open points: the first-touch
-# page faults are inside the time. The copy panel adds membw's plain memcpy()
-# of prefaulted buffers in one thread (median): the copy's floor.
+# page faults are inside the time. 4 KiB pages (lab3-faults.png has the huge
+# ones). The copy panel adds membw's plain memcpy() of prefaulted buffers with
+# as many threads (median): the copy's floor. rand() runs only at the thread
+# counts the lab ran it at (1 and 2 at quick scale, prefaulted).
 set datafile separator ','
 F = 'data/lab3.csv'
-M = 'data/lab3-memcpy.csv'
+M = 'data/lab3-membw.csv'
 
 # Elapsed ms of the rows of one phase, generator, prefault setting and thread
 # count (t = 0: any); the other rows give 1/0, which gnuplot leaves out.
 ms(phase, rng, pre, t) = strcol('phase') eq phase && strcol('rng') eq rng && \
-	column('prefault') == pre && (t == 0 || column('threads') == t) ? \
-	1000 * column('wall_s') : 1/0
+	column('prefault') == pre && strcol('pages') eq '4k' && \
+	(t == 0 || column('threads') == t) ? 1000 * column('wall_s') : 1/0
+# The most threads of the rows of rand() with prefault setting pre (0: none).
+rand_max(pre) = strcol('rng') eq 'rand' && column('prefault') == pre ? column('threads') : 0
 
 stats F using 'bytes' nooutput
 mib = STATS_max / 1048576
 stats F using 'threads' nooutput
 N = int(STATS_max)
-stats M using (1000 * column('wall_s')) nooutput
-memcpy_ms = STATS_median
+stats F using (rand_max(1)) nooutput; R1 = STATS_max
+stats F using (rand_max(0)) nooutput; R0 = STATS_max
 
 # The median of every series at every thread count, as a table $MED whose
 # columns are named like the series.
 set print $MED
-print 'threads,fill_r1,fill_r0,fill_x1,fill_x0,copy_1,copy_0,dump_1,dump_0'
+print 'threads,fill_r1,fill_r0,fill_x1,fill_x0,copy_1,copy_0,dump_1,dump_0,membw'
 do for [t = 1:N] {
-	stats F using (ms('fill', 'rand', 1, t)) nooutput; fill_r1 = STATS_median
-	stats F using (ms('fill', 'rand', 0, t)) nooutput; fill_r0 = STATS_median
+	fill_r1 = NaN; fill_r0 = NaN
+	if (t <= R1) { stats F using (ms('fill', 'rand', 1, t)) nooutput; fill_r1 = STATS_median }
+	if (t <= R0) { stats F using (ms('fill', 'rand', 0, t)) nooutput; fill_r0 = STATS_median }
 	stats F using (ms('fill', 'xoshiro', 1, t)) nooutput; fill_x1 = STATS_median
 	stats F using (ms('fill', 'xoshiro', 0, t)) nooutput; fill_x0 = STATS_median
 	stats F using (ms('copy', 'xoshiro', 1, t)) nooutput; copy_1 = STATS_median
 	stats F using (ms('copy', 'xoshiro', 0, t)) nooutput; copy_0 = STATS_median
 	stats F using (ms('dump', 'xoshiro', 1, t)) nooutput; dump_1 = STATS_median
 	stats F using (ms('dump', 'xoshiro', 0, t)) nooutput; dump_0 = STATS_median
-	print sprintf('%d,%g,%g,%g,%g,%g,%g,%g,%g', t, fill_r1, fill_r0, fill_x1, fill_x0, \
-		      copy_1, copy_0, dump_1, dump_0)
+	stats M using (strcol('op') eq 'copy' && column('threads') == t ? 1000 * column('wall_s') : 1/0) nooutput
+	membw = STATS_median
+	print sprintf('%d,%g,%g,%g,%g,%g,%g,%g,%g,%g', t, fill_r1, fill_r0, fill_x1, fill_x0, \
+		      copy_1, copy_0, dump_1, dump_0, membw)
 }
 set print
 
-set multiplot layout 1,3 title sprintf('Lab 3: time per phase against threads (fillcopy, %.0f MiB buffer, 10 files; lines: medians)', mib)
+set multiplot layout 1,3 title sprintf('Lab 3: time per phase against threads (fillcopy, %.0f MiB buffer, 10 files, 4 KiB pages; lines: medians)', mib)
 set xlabel 'threads'
 set ylabel 'elapsed time (ms, log scale)'
 set logscale y
@@ -60,7 +67,7 @@ plot $MED using 'threads':'fill_r1' with lines lw 2 lc rgb '#d62728' title 'rand
 set title 'copy: memcpy per chunk (xoshiro runs)'
 plot $MED using 'threads':'copy_1' with lines lw 2 lc rgb '#2ca02c' title 'prefaulted', \
      $MED using 'threads':'copy_0' with lines lw 2 dt 2 lc rgb '#2ca02c' title 'first touch', \
-     memcpy_ms with lines lw 1.5 dt 3 lc rgb 'black' title 'plain memcpy, 1 thread (membw)', \
+     $MED using 'threads':'membw' with lines lw 1.5 dt 3 lc rgb 'black' title 'plain memcpy (membw)', \
      F using 'threads':(ms('copy', 'xoshiro', 1, 0)) with points pt 7 ps 0.5 lc rgb '#2ca02c' notitle, \
      F using 'threads':(ms('copy', 'xoshiro', 0, 0)) with points pt 6 ps 0.5 lc rgb '#2ca02c' notitle
 

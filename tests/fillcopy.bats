@@ -43,15 +43,15 @@ distinct() {
 	run "$BIN/fillcopy" -s 100K -t 3 -f 4 --rng rand_r --copy bytes --prefault --fsync --csv
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 4 ]
-	[ "${lines[0]}" = "threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages" ]
-	[[ ${lines[1]} == "3,102400,4,rand_r,bytes,1,1,fill,"*",4k" ]]
-	[[ ${lines[2]} == "3,102400,4,rand_r,bytes,1,1,copy,"*",4k" ]]
-	[[ ${lines[3]} == "3,102400,4,rand_r,bytes,1,1,dump,"*",4k" ]]
-	# times and MiB/s positive, CPU time and faults not negative, 13 fields
+	[ "${lines[0]}" = "threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages,passes" ]
+	[[ ${lines[1]} == "3,102400,4,rand_r,bytes,1,1,fill,"*",4k,1" ]]
+	[[ ${lines[2]} == "3,102400,4,rand_r,bytes,1,1,copy,"*",4k,1" ]]
+	[[ ${lines[3]} == "3,102400,4,rand_r,bytes,1,1,dump,"*",4k,1" ]]
+	# times and MiB/s positive, CPU time and faults not negative, 14 fields
 	[ -z "$(printf '%s\n' "${lines[@]:1}" |
-		awk -F, 'NF != 13 || !($9 > 0 && $10 >= 0 && $11 > 0 && $12 >= 0)')" ]
-	run "$BIN/fillcopy" -s 100K --pages huge --csv
-	[[ ${lines[1]} == "1,102400,10,xoshiro,memcpy,0,0,fill,"*",huge" ]]
+		awk -F, 'NF != 14 || !($9 > 0 && $10 >= 0 && $11 > 0 && $12 >= 0)')" ]
+	run "$BIN/fillcopy" -s 100K --pages huge --passes 3 --csv
+	[[ ${lines[1]} == "1,102400,10,xoshiro,memcpy,0,0,fill,"*",huge,3" ]]
 }
 
 # faults PHASE: the faults column of PHASE in the CSV in $output.
@@ -80,7 +80,7 @@ faults() {
 	# the thread's stack, and for a 2 MiB the kernel found no room for.
 	run "$BIN/fillcopy" -s 16M --pages huge --csv
 	[ "$status" -eq 0 ]
-	[ -z "$(tail -n +2 <<<"$output" | grep -v ',huge$')" ]
+	[ -z "$(tail -n +2 <<<"$output" | grep -v ',huge,1$')" ]
 	[ "$(faults fill)" -le 64 ]
 	[ "$(faults copy)" -le 64 ]
 	run "$BIN/fillcopy" -s 16M --pages 4k --csv
@@ -114,6 +114,19 @@ faults() {
 		[ "$(stat -c %s huge/fillcopy-*.dmp)" -eq 5000001 ]
 		rm small/* huge/*
 	done
+}
+
+@test "fillcopy: --passes N: the fill and the copy go N times over the buffer in their timing, the dump once" {
+	run "$BIN/fillcopy" -s 2M -t 2 --prefault --passes 20 --rng rand_r --verify --csv
+	[ "$status" -eq 0 ]
+	# MiB/s x wall_s: 20 x 2 MiB for the fill and the copy, 2 MiB for the dump
+	[ "$(tail -n +2 <<<"$output" | awk -F, '{ printf "%s %.0f\n", $8, $11 * $9 }' | tr '\n' ' ')" = \
+		"fill 40 copy 40 dump 2 " ]
+	# the files hold the last pass's bytes: a second pass of rand_r differs from the first
+	mkdir one twenty
+	"$BIN/fillcopy" -s 100K -f 1 --rng rand_r -d one --keep --verify
+	"$BIN/fillcopy" -s 100K -f 1 --rng rand_r -d twenty --passes 20 --keep --verify
+	! cmp -s one/*.dmp twenty/*.dmp
 }
 
 @test "fillcopy: --prefault leaves the fill and the copy only a few page faults" {
@@ -244,7 +257,7 @@ faults() {
 
 @test "fillcopy: bad arguments exit 2 with a message naming them" {
 	for bad in "-t 0" "-t 257" "-t x" "-s 0" "-s 1X" "-f 0" "-f 10001" "--rng mt" \
-		"--copy fast" "--pages 2m" "--pages" "--corrupt 10" "--corrupt -1" "--bogus" "extra"; do
+		"--copy fast" "--pages 2m" "--pages" "--passes 0" "--corrupt 10" "--corrupt -1" "--bogus" "extra"; do
 		run "$BIN/fillcopy" $bad
 		usage_fails
 	done

@@ -10,45 +10,57 @@ setup_file() {
 		bash "$ROOT/labs/3-threads/lab3.sh" >"$BATS_FILE_TMPDIR/log" 2>&1
 }
 
-@test "lab3: the run reports each experiment and both CSVs" {
+@test "lab3: the run reports each experiment, both CSVs and the tables of medians" {
 	log="$BATS_FILE_TMPDIR/log"
-	[ "$(grep -c '^trial [1-3]/3: 256K, rng \(xoshiro\|rand\), ' "$log")" -eq 12 ]
-	grep -q '^wrote .*/data/lab3.csv (108 rows)$' "$log"
-	grep -q '^wrote .*/data/lab3-memcpy.csv (9 rows)$' "$log"
+	grep -q '^transparent huge pages: ' "$log"
+	# per trial: xoshiro with 4k pages first touch and prefaulted, huge
+	# pages; rand first touch and prefaulted (tiny and full scales)
+	[ "$(grep -c '^trial [1-3]/3: 256K, rng \(xoshiro\|rand\), \(4k\|huge\) pages, ' "$log")" -eq 15 ]
+	grep -q '^wrote .*/data/lab3.csv (135 rows)$' "$log"
+	grep -q '^wrote .*/data/lab3-membw.csv (54 rows)$' "$log"
 	[ -s "$BATS_FILE_TMPDIR/data/machine.txt" ]
+	# the tables: a title, a header, then a row per group with n and the medians
+	grep -q '^Medians: fillcopy, 1 and 2 threads (data/lab3.csv)$' "$log"
+	grep -Eq '^ +rng +pages +prefault +phase +threads +n +median wall_s +median mib_s +median faults$' "$log"
+	grep -Eq '^ +xoshiro +huge +0 +fill +2 +3 +[0-9.e-]+ +[0-9.e+]+ +[0-9]+$' "$log"
+	grep -Eq '^ +rand +4k +1 +fill +1 +3 ' "$log"
+	grep -Eq '^ +copy +3 +9 +[0-9.e-]+ +[0-9.e+]+$' "$log"
 }
 
-@test "lab3: data/lab3.csv: trial then fillcopy's columns; every trial, thread count, generator and prefault, each phase once" {
+@test "lab3: data/lab3.csv: trial then fillcopy's columns; every trial, thread count and configuration, each phase once" {
 	csv="$BATS_FILE_TMPDIR/data/lab3.csv"
 	[ "$(head -1 "$csv")" = "trial,$("$BIN/fillcopy" -s 1K --csv | head -1)" ]
-	# 3 trials x threads 1..3 x {xoshiro, rand} x prefault {0, 1} x 3 phases
-	[ "$(tail -n +2 "$csv" | cut -d, -f1,2,5,7,9 | sort -u | wc -l)" -eq 108 ]
+	# 3 trials x threads 1..3 x {xoshiro 4k, xoshiro 4k prefaulted, xoshiro
+	# huge, rand 4k, rand 4k prefaulted} x 3 phases
+	[ "$(tail -n +2 "$csv" | cut -d, -f1,2,5,7,9,14 | sort -u | wc -l)" -eq 135 ]
+	[ "$(tail -n +2 "$csv" | cut -d, -f5,7,14 | sort -u | tr '\n' ' ')" = \
+		"rand,0,4k rand,1,4k xoshiro,0,4k xoshiro,0,huge xoshiro,1,4k " ]
 	[ "$(tail -n +2 "$csv" | cut -d, -f2 | sort -u | tr '\n' ' ')" = "1 2 3 " ]
-	[ "$(tail -n +2 "$csv" | cut -d, -f5 | sort -u | tr '\n' ' ')" = "rand xoshiro " ]
 	[ "$(tail -n +2 "$csv" | cut -d, -f9 | sort -u | tr '\n' ' ')" = "copy dump fill " ]
-	# 256 KiB, 10 files, memcpy, no fsync; positive times and MiB/s
-	[ -z "$(tail -n +2 "$csv" | awk -F, 'NF != 13 || $3 != 262144 || $4 != 10 ||
-		$6 != "memcpy" || $8 != 0 || !($10 > 0 && $12 > 0)')" ]
+	# 256 KiB, 10 files, memcpy, no fsync, 1 pass; positive times and MiB/s
+	[ -z "$(tail -n +2 "$csv" | awk -F, 'NF != 15 || $3 != 262144 || $4 != 10 ||
+		$6 != "memcpy" || $8 != 0 || $15 != 1 || !($10 > 0 && $12 > 0)')" ]
 }
 
-@test "lab3: data/lab3-memcpy.csv: 3 trials of 3 plain copies of 256 KiB" {
-	csv="$BATS_FILE_TMPDIR/data/lab3-memcpy.csv"
-	[ "$(head -1 "$csv")" = "trial,bytes,rep,wall_s,mib_s" ]
-	[ "$(tail -n +2 "$csv" | cut -d, -f1-3 | tr '\n' ' ')" = \
-		"1,262144,1 1,262144,2 1,262144,3 2,262144,1 2,262144,2 2,262144,3 3,262144,1 3,262144,2 3,262144,3 " ]
+@test "lab3: data/lab3-membw.csv: 3 trials at each thread count of 3 stores and 3 copies of 256 KiB" {
+	csv="$BATS_FILE_TMPDIR/data/lab3-membw.csv"
+	[ "$(head -1 "$csv")" = "trial,$("$BIN/membw" -s 1K -r 1 --csv | head -1)" ]
+	[ "$(tail -n +2 "$csv" | cut -d, -f1-6 | sort -u | wc -l)" -eq 54 ]
+	[ "$(tail -n +2 "$csv" | cut -d, -f1,2 | sort -u | tr '\n' ' ')" = "1,1 1,2 1,3 2,1 2,2 2,3 3,1 3,2 3,3 " ]
+	[ -z "$(tail -n +2 "$csv" | awk -F, 'NF != 8 || $4 != 262144 || $5 != 1 || $3 !~ /^(store|copy)$/ || !($7 > 0 && $8 > 0)')" ]
 }
 
 @test "lab3: no dump file and no temporary CSV left behind" {
 	[ -z "$(ls -A "$BATS_FILE_TMPDIR/s")" ]
-	[ "$(ls "$BATS_FILE_TMPDIR/data")" = "$(printf 'lab3-memcpy.csv\nlab3.csv\nmachine.txt')" ]
+	[ "$(ls "$BATS_FILE_TMPDIR/data")" = "$(printf 'lab3-membw.csv\nlab3.csv\nmachine.txt')" ]
 }
 
-@test "lab3: the three figures draw from the lab's CSVs without a warning" {
+@test "lab3: the five figures draw from the lab's CSVs without a warning" {
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
 	mkdir -p data/reference
 	cp "$BATS_FILE_TMPDIR"/data/* data/
 	cp "$ROOT/data/reference/lab3-i5.csv" data/reference/
-	for fig in time speedup reference; do
+	for fig in time speedup reference faults ceiling; do
 		run gnuplot -e "set terminal dumb size 120,40" "$ROOT/plot/lab3-$fig.gp"
 		[ "$status" -eq 0 ]
 		[[ $output != *arning* && $output != *rror* ]]

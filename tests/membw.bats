@@ -22,13 +22,21 @@ load helpers
 @test "membw: --csv: a header, then a store and a copy per rep, with positive time and MiB/s = bytes / 2^20 / wall_s" {
 	run "$BIN/membw" -s 3M -r 3 -t 2 --csv
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "threads,op,bytes,rep,wall_s,mib_s" ]
+	[ "${lines[0]}" = "threads,op,bytes,passes,rep,wall_s,mib_s" ]
 	[ "${#lines[@]}" -eq 7 ]
-	[ "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f1-4 | tr '\n' ' ')" = \
-		"2,store,3145728,1 2,copy,3145728,1 2,store,3145728,2 2,copy,3145728,2 2,store,3145728,3 2,copy,3145728,3 " ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f1-5 | tr '\n' ' ')" = \
+		"2,store,3145728,1,1 2,copy,3145728,1,1 2,store,3145728,1,2 2,copy,3145728,1,2 2,store,3145728,1,3 2,copy,3145728,1,3 " ]
 	# mib_s agrees with wall_s to the digits printed (1 us, 0.1 MiB/s)
 	[ -z "$(printf '%s\n' "${lines[@]:1}" |
-		awk -F, 'NF != 6 || !($5 > 0 && $6 > 0) || ($6 * $5 - 3 > 0.01 * 3 + 1e-6 * $6 || 3 - $6 * $5 > 0.01 * 3 + 1e-6 * $6)')" ]
+		awk -F, 'NF != 7 || !($6 > 0 && $7 > 0) || ($7 * $6 - 3 > 0.01 * 3 + 1e-6 * $7 || 3 - $7 * $6 > 0.01 * 3 + 1e-6 * $7)')" ]
+}
+
+@test "membw: -p PASSES: every pass inside the timing, MiB/s counts them all" {
+	run "$BIN/membw" -s 1M -r 2 -p 40 --csv
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f4 | sort -u)" = 40 ]
+	# 40 MiB per row: mib_s x wall_s = 40 to the digits printed
+	[ -z "$(printf '%s\n' "${lines[@]:1}" | awk -F, '$7 * $6 < 39.5 || $7 * $6 > 40.5')" ]
 }
 
 @test "membw: every thread count from 1 to more threads than bytes, odd sizes" {
@@ -40,11 +48,11 @@ load helpers
 	done
 	run "$BIN/membw" -s 1 -r 1 -t 4 --csv
 	[ "$status" -eq 0 ]
-	[[ ${lines[1]} == "4,store,1,1,"* ]]
+	[[ ${lines[1]} == "4,store,1,1,1,"* ]]
 }
 
 @test "membw: bad arguments exit 2 with a message naming them" {
-	for bad in "-s 0" "-s 5G" "-s 1X" "-r 0" "-r 1001" "-r x" "-t 0" "-t 257" "--bogus" "extra"; do
+	for bad in "-s 0" "-s 5G" "-s 1X" "-r 0" "-r 1001" "-r x" "-p 0" "-t 0" "-t 257" "--bogus" "extra"; do
 		run "$BIN/membw" $bad
 		usage_fails
 	done

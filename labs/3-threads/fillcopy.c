@@ -42,7 +42,7 @@
 static const char usage[] =
 	"usage: fillcopy [-t THREADS] [-s SIZE] [-f FILES] [-d DIR] [--rng xoshiro|rand_r|rand]\n"
 	"                [--copy memcpy|bytes] [--pages 4k|huge] [--prefault] [--verify] [--fsync]\n"
-	"                [--keep] [--csv]\n"
+	"                [--passes N] [--keep] [--csv]\n"
 	"  -t, --threads N   threads in every phase, 1 to 256 (default 1)\n"
 	"  -s, --size SIZE   buffer size, K/M/G suffixes (default 255M)\n"
 	"  -f, --files N     dump files, 1 to 10000 (default 10); each holds SIZE/N bytes,\n"
@@ -56,6 +56,8 @@ static const char usage[] =
 	"                    huge: buffers aligned to 2 MiB, madvise(MADV_HUGEPAGE): one fault can\n"
 	"                    map 2 MiB, if the kernel's transparent huge pages allow it\n"
 	"      --prefault    each thread touches its chunk of both buffers before the timing\n"
+	"      --passes N    the fill and the copy go N times over the buffer, in one timed phase\n"
+	"                    each, so that they last long enough to time (default 1)\n"
 	"      --verify      check the copy and every file against the buffer (exit 1 if not equal)\n"
 	"      --fsync       fsync each file before closing it, inside the dump's timing\n"
 	"      --keep        keep the dump files (DIR/fillcopy-PID-K.dmp)\n"
@@ -73,7 +75,7 @@ static const char *const page_names[] = { "4k", "huge", NULL };
 
 /* The run's settings and buffers: set by main() before any thread starts,
  * then only read (the buffers' bytes excepted: each thread writes its own). */
-static size_t size = (size_t)255 << 20, nthreads = 1, nfiles = 10;
+static size_t size = (size_t)255 << 20, nthreads = 1, nfiles = 10, passes = 1;
 static enum gen gen = XOSHIRO;
 static bool copy_bytes, do_fsync, pre, huge;
 static unsigned char *buf, *copy;
@@ -330,7 +332,8 @@ static void *work(void *arg)
 		s->faults = thread_faults();
 		s->cpu_ns = thread_cpu_ns();
 		s->start_ns = now_ns();
-		run[p](w);
+		for (size_t i = 0; i < (p == DUMP ? 1 : passes); i++)
+			run[p](w);
 		s->end_ns = now_ns();
 		s->cpu_ns = thread_cpu_ns() - s->cpu_ns;
 		s->faults = thread_faults() - s->faults;
@@ -475,6 +478,7 @@ int main(int argc, char **argv)
 		{ "copy", required_argument, NULL, 'c' },
 		{ "pages", required_argument, NULL, 'p' },
 		{ "prefault", no_argument, NULL, 'P' },
+		{ "passes", required_argument, NULL, 'n' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "fsync", no_argument, NULL, 'S' },
 		{ "keep", no_argument, NULL, 'K' },
@@ -499,6 +503,7 @@ int main(int argc, char **argv)
 		case 'c': copy_bytes = parse_choice("--copy", optarg, copy_names) == 1; break;
 		case 'p': huge = parse_choice("--pages", optarg, page_names) == 1; break;
 		case 'P': pre = true; break;
+		case 'n': passes = parse_count("--passes", optarg, 1, 1000000); break;
 		case 'V': verify = true; break;
 		case 'S': do_fsync = true; break;
 		case 'K': keep = true; break;
@@ -557,21 +562,24 @@ int main(int argc, char **argv)
 	}
 
 	if (csv)
-		puts("threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages");
+		puts("threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages,passes");
 	else
-		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s pages, %s, %s\n"
+		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s pages, %s, %s, %zu pass%s\n"
 		       "phase        ms      MiB/s     cpu ms     faults\n",
 		       nthreads, nthreads > 1 ? "s" : "", size, size / 1048576.0, nfiles, dir,
 		       gen_names[gen], copy_names[copy_bytes], page_names[huge],
-		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync");
+		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync",
+		       passes, passes > 1 ? "es" : "");
 	for (int p = 0; p < PHASES; p++) {
 		struct span t = phase_total(p);
-		double wall = ns_to_s(t.end_ns - t.start_ns), mib_s = size / 1048576.0 / wall;
+		double wall = ns_to_s(t.end_ns - t.start_ns);
+		double mib_s = (p == DUMP ? 1 : passes) * (size / 1048576.0) / wall;
 
 		if (csv)
-			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld,%s\n", nthreads, size,
+			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld,%s,%zu\n", nthreads, size,
 			       nfiles, gen_names[gen], copy_names[copy_bytes], pre, do_fsync,
-			       phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults, page_names[huge]);
+			       phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults, page_names[huge],
+			       passes);
 		else
 			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phase_names[p], wall * 1e3,
 			       mib_s, ns_to_s(t.cpu_ns) * 1e3, t.faults);

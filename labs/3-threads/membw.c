@@ -5,7 +5,7 @@
  * generator, no first-touch page faults: what is left is the bandwidth the
  * cores and the memory system give.
  *
- * Each repetition stores, then copies; before each, the threads wait for
+ * Each repetition stores, then copies (each PASSES times over); before each, the threads wait for
  * each other at a barrier, and each times its own slice. As in fillcopy, a
  * repetition's elapsed time runs from the first thread's start to the last
  * one's end, and the pages are 4 KiB ones (fillcopy's default).
@@ -20,10 +20,12 @@
 #include "timing.h"
 
 static const char usage[] =
-	"usage: membw [-t THREADS] [-s SIZE] [-r REPS] [--csv]\n"
+	"usage: membw [-t THREADS] [-s SIZE] [-r REPS] [-p PASSES] [--csv]\n"
 	"  -t, --threads N   threads, 1 to 256 (default 1); each stores and copies its slice\n"
 	"  -s, --size SIZE   bytes per store and per copy, K/M/G suffixes, at most 4G (default 64M)\n"
 	"  -r, --reps REPS   how many stores and copies to time, 1 to 1000 (default 5)\n"
+	"  -p, --passes N    each store and copy goes N times over the buffer, so that it lasts\n"
+	"                    long enough to time (default 1)\n"
 	"      --csv         CSV: a header, then one row per store and per copy\n"
 	"  -h, --help        this help\n";
 
@@ -34,7 +36,7 @@ static const char *const op_names[OPS] = { [STORE] = "store", [COPY] = "copy" };
 
 /* Set by main() before the threads start, then only read (the buffers'
  * bytes excepted: each thread writes its own slice). */
-static size_t size = 64 << 20, nthreads = 1, reps = 5;
+static size_t size = 64 << 20, nthreads = 1, reps = 5, passes = 1;
 static unsigned char *src, *dst;
 static pthread_barrier_t op_start;
 
@@ -64,10 +66,12 @@ static void *work(void *arg)
 
 			pthread_barrier_wait(&op_start);
 			s->start_ns = now_ns();
-			if (op == STORE)
-				memset(dst + w->from, (int)r, n);
-			else
-				memcpy(dst + w->from, src + w->from, n);
+			for (size_t i = 0; i < passes; i++) {
+				if (op == STORE)
+					memset(dst + w->from, (int)(r + i), n);
+				else
+					memcpy(dst + w->from, src + w->from, n);
+			}
 			s->end_ns = now_ns();
 		}
 	}
@@ -93,6 +97,7 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "size", required_argument, NULL, 's' },
 		{ "reps", required_argument, NULL, 'r' },
+		{ "passes", required_argument, NULL, 'p' },
 		{ "csv", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -100,11 +105,12 @@ int main(int argc, char **argv)
 	int csv = 0, opt, e;
 
 	iolab_init(argv[0], usage);
-	while ((opt = getopt_long(argc, argv, "t:s:r:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:s:r:p:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 't': nthreads = parse_count("-t", optarg, 1, MAX_THREADS); break;
 		case 's': size = parse_size("-s", optarg, 1, (uint64_t)4 << 30); break;
 		case 'r': reps = parse_count("-r", optarg, 1, 1000); break;
+		case 'p': passes = parse_count("-p", optarg, 1, 1000000); break;
 		case 'v': csv = 1; break;
 		case 'h': print_help();
 		default: usage_exit();
@@ -132,7 +138,7 @@ int main(int argc, char **argv)
 	}
 	pthread_barrier_destroy(&op_start);
 
-	puts(csv ? "threads,op,bytes,rep,wall_s,mib_s" : "op     rep         ms      MiB/s");
+	puts(csv ? "threads,op,bytes,passes,rep,wall_s,mib_s" : "op     rep         ms      MiB/s");
 	for (size_t r = 0; r < reps; r++) {
 		for (int op = 0; op < OPS; op++) {
 			struct span t = workers[0].spans[r * OPS + op];
@@ -146,13 +152,13 @@ int main(int argc, char **argv)
 					t.end_ns = s->end_ns;
 			}
 			double wall = ns_to_s(t.end_ns - t.start_ns);
+			double mib_s = passes * (size / 1048576.0) / wall;
 
 			if (csv)
-				printf("%zu,%s,%zu,%zu,%.6f,%.1f\n", nthreads, op_names[op], size,
-				       r + 1, wall, size / 1048576.0 / wall);
+				printf("%zu,%s,%zu,%zu,%zu,%.6f,%.1f\n", nthreads, op_names[op], size,
+				       passes, r + 1, wall, mib_s);
 			else
-				printf("%-5s %4zu %10.3f %10.1f\n", op_names[op], r + 1, wall * 1e3,
-				       size / 1048576.0 / wall);
+				printf("%-5s %4zu %10.3f %10.1f\n", op_names[op], r + 1, wall * 1e3, mib_s);
 		}
 	}
 	/* Reading the result also keeps the compiler from dropping the copies. */
