@@ -23,19 +23,23 @@ min_threads=$(by_scale 3 3 8)
 [ "$max_threads" -ge "$min_threads" ] || max_threads=$min_threads
 [ "$SCALE" != tiny ] || max_threads=3
 trials=3
-all=$(seq -s ' ' "$max_threads")
-if [ "$SCALE" = quick ]; then rand_threads="1 2" rand_prefault="--prefault"; else rand_threads=$all rand_prefault="first-touch --prefault"; fi
+mapfile -t all < <(seq "$max_threads")
+if [ "$SCALE" = quick ]; then
+	rand_threads=(1 2) rand_prefault=(--prefault)
+else
+	rand_threads=("${all[@]}") rand_prefault=(first-touch --prefault)
+fi
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "not in this kernel")"
 
 # run_fillcopy RNG PAGES PREFAULT THREADS...: one run per thread count, its rows into the CSV.
 run_fillcopy() {
-	local rng=$1 pages=$2 prefault=$3 threads row
+	local rng=$1 pages=$2 prefault=$3 threads row options=()
 	shift 3
 	echo "trial $trial/$trials: $size, rng $rng, $pages pages, ${prefault/first-touch/first-touch faults}, threads $*"
-	[ "$prefault" = --prefault ] || prefault=
+	[ "$prefault" != --prefault ] || options=(--prefault)
 	for threads in "$@"; do
 		for row in $("$BIN/fillcopy" -t "$threads" -s "$size" -d "$SCRATCH" --rng "$rng" \
-			--pages "$pages" $prefault --csv | tail -n +2); do
+			--pages "$pages" "${options[@]}" --csv | tail -n +2); do
 			csv_row "$trial,$row"
 		done
 	done
@@ -44,19 +48,19 @@ run_fillcopy() {
 csv_open "$DATA/lab3.csv" \
 	"trial,threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages,passes"
 for trial in $(seq "$trials"); do
-	run_fillcopy xoshiro 4k first-touch $all
-	run_fillcopy xoshiro 4k --prefault $all
-	run_fillcopy xoshiro huge first-touch $all
-	for prefault in $rand_prefault; do
-		run_fillcopy rand 4k "$prefault" $rand_threads
+	run_fillcopy xoshiro 4k first-touch "${all[@]}"
+	run_fillcopy xoshiro 4k --prefault "${all[@]}"
+	run_fillcopy xoshiro huge first-touch "${all[@]}"
+	for prefault in "${rand_prefault[@]}"; do
+		run_fillcopy rand 4k "$prefault" "${rand_threads[@]}"
 	done
 done
 csv_commit
 
-echo "membw: store and copy $size, prefaulted, threads $all, 3 trials of 3 each"
+echo "membw: store and copy $size, prefaulted, threads ${all[*]}, 3 trials of 3 each"
 csv_open "$DATA/lab3-membw.csv" "trial,threads,op,bytes,passes,rep,wall_s,mib_s"
 for trial in $(seq "$trials"); do
-	for threads in $all; do
+	for threads in "${all[@]}"; do
 		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 3 --csv | tail -n +2); do
 			csv_row "$trial,$row"
 		done
