@@ -57,9 +57,9 @@ for trial in $(seq "$trials"); do
 done
 csv_commit
 
-echo "membw: store and copy $size, prefaulted, threads ${all[*]}, 3 trials of 3 each"
 csv_open "$DATA/lab3-membw.csv" "trial,threads,op,bytes,passes,rep,wall_s,mib_s"
 for trial in $(seq "$trials"); do
+	echo "trial $trial/$trials: membw, 3 stores and 3 copies of $size, prefaulted, threads ${all[*]}"
 	for threads in "${all[@]}"; do
 		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 3 --csv | tail -n +2); do
 			csv_row "$trial,$row"
