@@ -57,7 +57,7 @@ missed=0
 report() {
 	awk -v label="$1" -v t="$2" -v b="$3" -v goal="$4" 'BEGIN {
 		r = t / b
-		printf "  %-62s %6.2f  (goal >= %s) %s\n", label, r, goal, (r >= goal ? "met" : "MISSED")
+		printf "  %-62s %6.3f  (goal >= %s) %s\n", label, r, goal, (r >= goal ? "met" : "MISSED")
 		exit r < goal
 	}' || missed=1
 }

@@ -31,18 +31,21 @@ else
 fi
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "not in this kernel")"
 
-# run_fillcopy RNG PAGES PREFAULT THREADS...: one run per thread count, its rows into the CSV.
+# run_fillcopy RNG PAGES PREFAULT THREADS...: one run per thread count, its
+# rows into the CSV. Each thread count is printed when its run is done.
 run_fillcopy() {
 	local rng=$1 pages=$2 prefault=$3 threads row options=()
 	shift 3
-	echo "trial $trial/$trials: $size, rng $rng, $pages pages, ${prefault/first-touch/first-touch faults}, threads $*"
+	printf '%s' "trial $trial/$trials: $size, rng $rng, $pages pages, ${prefault/first-touch/first-touch faults}, threads"
 	[ "$prefault" != --prefault ] || options=(--prefault)
 	for threads in "$@"; do
 		for row in $("$BIN/fillcopy" -t "$threads" -s "$size" -d "$SCRATCH" --rng "$rng" \
 			--pages "$pages" "${options[@]}" --csv | tail -n +2); do
 			csv_row "$trial,$row"
 		done
+		printf ' %s' "$threads"
 	done
+	echo
 }
 
 csv_open "$DATA/lab3.csv" \
@@ -59,12 +62,14 @@ csv_commit
 
 csv_open "$DATA/lab3-membw.csv" "trial,threads,op,bytes,passes,rep,wall_s,mib_s"
 for trial in $(seq "$trials"); do
-	echo "trial $trial/$trials: membw, 3 stores and 3 copies of $size, prefaulted, threads ${all[*]}"
+	printf '%s' "trial $trial/$trials: membw, 3 stores and 3 copies of $size, prefaulted, threads"
 	for threads in "${all[@]}"; do
 		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 3 --csv | tail -n +2); do
 			csv_row "$trial,$row"
 		done
+		printf ' %s' "$threads"
 	done
+	echo
 done
 csv_commit
 
