@@ -73,8 +73,8 @@ faults() {
 	if ! grep -qs '\[\(always\|madvise\)\]' /sys/kernel/mm/transparent_hugepage/enabled; then
 		skip "transparent huge pages are not available here (the next test checks the message)"
 	fi
-	if [[ $BIN == *tsan* ]]; then
-		skip "ThreadSanitizer maps its shadow memory on first use, inside the phases"
+	if [[ $BIN == *san* ]]; then
+		skip "the sanitizers map their shadow memory (an eighth of the buffers) on first use, inside the phases"
 	fi
 	# 16 MiB: 8 huge pages or 4096 small ones per buffer. A few more for
 	# the thread's stack, and for a 2 MiB the kernel found no room for.
