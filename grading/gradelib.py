@@ -26,7 +26,6 @@ import math
 import os
 import random
 import re
-import resource
 import shutil
 import signal
 import stat
@@ -116,9 +115,14 @@ def median(values):
 class Result:
     """How a program ended and what it printed."""
 
-    def __init__(self, status, out, err, wall_s, cpu_s, killed=None):
+    def __init__(self, status, out, err, wall_s, cpu_s, killed=None, io=None):
         self.status, self.out, self.err = status, out, err
         self.wall_s, self.cpu_s, self.killed = wall_s, cpu_s, killed
+        # /proc/PID/io of the ended process (rchar, wchar, ...: bytes its
+        # read and write calls moved, with those of the children it waited
+        # for); None where there is no such count for the program ({} where
+        # the kernel keeps none).
+        self.io = io
 
     @property
     def text(self):
@@ -173,9 +177,11 @@ class Running:
 
     def wait(self):
         g, killed, polls = self.g, None, 0
+        io = None
         while True:
             try:
-                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+                io = _io_when_ended(self.proc.pid)
+                pid, status, usage = os.wait4(self.proc.pid, 0) if io is not None else (0, 0, None)
             except ChildProcessError:
                 pid, status, usage = self.proc.pid, 0, None
             if pid:
@@ -197,7 +203,10 @@ class Running:
         wall = time.monotonic() - self.started
         cpu = usage.ru_utime + usage.ru_stime if usage else 0.0
         code = status if killed else (os.waitstatus_to_exitcode(status) if usage else 0)
-        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed)
+        # Under bubblewrap the process waited for is bwrap's outer one, which
+        # exits without reaping the sandbox's: its counts are not the program's.
+        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed,
+                      None if killed or g.box.bwrap else io)
 
 
 def _descendants(pid):
@@ -239,9 +248,16 @@ def _signal(pid, sig):
         pass
 
 
-def _children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def _io_when_ended(pid):
+    """Once the child pid has ended, and before it is reaped: its
+    /proc/PID/io as a dict ({} where there is none); until then None."""
+    if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            return {k: int(v) for k, v in (line.split(":") for line in f if ":" in line)}
+    except (OSError, ValueError):
+        return {}
 
 
 def _read_capped(f):
@@ -339,9 +355,11 @@ class Grading:
             raise Fail("the check ran out of time (its programs were too slow)")
         return min(timeout, left)
 
-    def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None):
+    def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, preload=None, env=None):
         """Starts the student's prog (or the program at path, e.g. the kit's
-        launch timing it) in the run directory, contained; .wait() ends it."""
+        launch timing it) in the run directory, contained; .wait() ends it.
+        preload: a shim of the grader's (g.shim) to LD_PRELOAD into it;
+        env: variables to add to its environment."""
         timeout = self._within_check(timeout)
         argv = [path or os.path.join(self.bin, prog)] + [str(a) for a in args]
         out, err = self._capture(), self._capture()
@@ -350,8 +368,10 @@ class Grading:
             src = self._capture()
             src.write(stdin.encode() if isinstance(stdin, str) else stdin)
             src.seek(0)
-        proc = self.box.popen(argv, cwd=self.run, binds=[self.run], ro_binds=[self.bin],
+        proc = self.box.popen(argv, cwd=self.run, binds=[self.run],
+                              ro_binds=[self.bin] + ([preload] if preload else []),
                               allow_io_uring=io_uring, cpu=2 * timeout + 1,
+                              env=dict(env or {}, **({"LD_PRELOAD": preload} if preload else {})),
                               stdin=src, stdout=out, stderr=err)
         if stdin is not None:
             src.close()
@@ -361,18 +381,46 @@ class Grading:
         """Runs the student's prog to its end, contained: a Result."""
         return self.start(prog, *args, **kw).wait()
 
-    def reference(self, prog, *args, timeout=60, cwd=None, stdin=None):
+    def reference(self, prog, *args, timeout=60, cwd=None, stdin=None, preload=None, env=None):
         """Runs the kit's prog as the grader, in the reference directory (or
-        cwd, one of the grader's own), on the grader's own inputs."""
+        cwd, one of the grader's own), on the grader's own inputs; preload
+        and env as for start."""
         timeout = self._within_check(timeout)
-        start, before = time.monotonic(), _children_cpu()
-        try:
-            p = subprocess.run([os.path.join(KIT, "bin", prog)] + [str(a) for a in args],
-                               cwd=cwd or self.ref, input=stdin.encode() if isinstance(stdin, str) else stdin,
-                               capture_output=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise Fail(f"the kit's {prog} did not finish in {timeout:.0f} s: ask your instructor") from None
-        return Result(p.returncode, p.stdout, p.stderr, time.monotonic() - start, _children_cpu() - before)
+        out, err = self._capture(), self._capture()
+        src = subprocess.DEVNULL
+        if stdin is not None:
+            src = self._capture()
+            src.write(stdin.encode() if isinstance(stdin, str) else stdin)
+            src.seek(0)
+        env = dict(os.environ, **(env or {}), **({"LD_PRELOAD": preload} if preload else {}))
+        start = time.monotonic()
+        proc = subprocess.Popen([os.path.join(KIT, "bin", prog)] + [str(a) for a in args], cwd=cwd or self.ref,
+                                env=env, stdin=src, stdout=out, stderr=err)
+        if stdin is not None:
+            src.close()
+        while (io := _io_when_ended(proc.pid)) is None:
+            if time.monotonic() > start + timeout:
+                proc.kill()
+                proc.wait()
+                raise Fail(f"the kit's {prog} did not finish in {timeout:.0f} s: ask your instructor")
+            time.sleep(0.005)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0     # reaped above
+        return Result(os.waitstatus_to_exitcode(status), _read_capped(out), _read_capped(err),
+                      time.monotonic() - start, usage.ru_utime + usage.ru_stime, io=io)
+
+    def shim(self, name):
+        """grading/NAME.c built by the grader, with the kit's compiler, into a
+        shared library for preload= (once per grading): its path."""
+        path = os.path.join(self.work, f"{name}.so")
+        if not os.path.exists(path):
+            p = subprocess.run(["cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
+                                "-o", path, os.path.join(KIT, "grading", f"{name}.c"), "-ldl"],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                raise Fail(f"the grader could not build its {name}.c: ask your instructor\n{p.stderr[-500:]}")
+            os.chmod(path, 0o755)
+        return path
 
     def ok(self, result, prog, reproduce):
         """Fails unless result is exit status 0."""

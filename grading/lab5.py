@@ -1,0 +1,410 @@
+"""Lab 5: access patterns.  bin/iopattern gets sizes, strides, totals and
+seeds drawn anew for every grading, and is compared with the kit's
+iopattern run on the same arguments in the grader's own directory (no
+input file: iopattern creates its own).  That directory sits on the same
+file system as the student's run directory, which may be a disk or a
+tmpfs: what the kit's program does there is the expected answer, never a
+fixed number.
+
+Where the answer depends on time, both programs run under the grader's
+shim grading/ioclock.c: every read and write of the file advances the
+clock by a latency drawn from its offset, so that wall times, latency
+percentiles, rates and their statistics are the same in every run and
+compare with the kit's digit for digit.  The same shim holds O_DIRECT
+transfers to 512-byte alignment of buffer, size and offset (EINVAL
+otherwise), as a disk's block layer does, on any file system that opens
+O_DIRECT at all (a tmpfs accepts any alignment)."""
+
+import os
+import re
+
+from gradelib import Fail, Mutant, check, expect, median, number
+
+LAB = 5
+QUESTIONS = {"Q5.1": 3, "Q5.2": 4, "Q5.3": 4, "Q5.4": 4, "Q5.5": 3, "Q5.6": 4, "Q5.7": 3, "Q5.8": 2,
+             "Q5.9": 3}
+LAB5_CSV = "data/lab5.csv"
+HEADER = ("op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,bytes,wall_s,cpu_s,"
+          "bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,median_bytes_per_ns,mean_bytes_per_ns,"
+          "stddev_bytes_per_ns,ci95_bytes_per_ns").split(",")
+# The columns that say what a trial did: op .. bytes.
+CONDITIONS = HEADER[:HEADER.index("bytes") + 1]
+NUMBERS = ["io_bytes", "direct", "cold", "trial", "ios", "bytes", "wall_s", "cpu_s", "bytes_per_ns",
+           "lat_p50_us", "lat_p99_us", "cached_pct", "median_bytes_per_ns"]
+COLUMNS = {LAB5_CSV: ["experiment", "series", "op", "sync"] + NUMBERS}
+DIO_ALIGN = 512     # the shim's O_DIRECT alignment: every block device's at least
+
+
+def shimmed(g, seed=None):
+    """preload and env for a run under grading/ioclock.c."""
+    env = {"IOLAB_DIO_ALIGN": str(DIO_ALIGN)}
+    if seed is not None:
+        env["IOLAB_CLOCK_SEED"] = str(seed)
+    return dict(preload=g.shim("ioclock"), env=env)
+
+
+def csv_rows(result, whose):
+    """iopattern --csv's rows as lists of strings; Fail unless the header
+    is the kit's and every row has its columns."""
+    lines = result.text.splitlines()
+    expect(lines and lines[0].split(",") == HEADER, f"{whose} CSV header is not the kit's:\n  {HEADER_LINE}")
+    rows = [line.split(",") for line in lines[1:]]
+    for n, row in enumerate(rows, start=1):
+        expect(len(row) == len(HEADER), f"{whose} CSV row {n}: {len(row)} fields, not {len(HEADER)}")
+    return rows
+
+
+HEADER_LINE = ",".join(HEADER)
+
+
+def column(rows, name):
+    return [row[HEADER.index(name)] for row in rows]
+
+
+def gone(g, name):
+    """name is no longer in the run directory (iopattern removes its file)."""
+    return not os.path.lexists(os.path.join(g.run, name))
+
+
+def kit_and_student(g, args, reproduce, timeout=20, **kw):
+    """iopattern --csv ARGS f.dat by the kit, then by the student, each in
+    its own directory: (the kit's result, the student's), the student's
+    having exited 0 and removed f.dat."""
+    theirs = g.reference("iopattern", "--csv", *args, "f.dat", **kw)
+    expect(theirs.status == 0, f"the kit's iopattern failed here: {theirs.why('iopattern')}: ask your instructor",
+           reproduce)
+    mine = g.student("iopattern", "--csv", *args, "f.dat", timeout=timeout, **kw)
+    g.ok(mine, "iopattern", reproduce)
+    expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
+    return theirs, mine
+
+
+# ------------------------------------------------------------------ --print-offsets
+
+@check(3, "iopattern: --print-offsets as the kit's for seq, stride and random", needs=["iopattern"])
+def offsets(g):
+    io, n = g.between(100, 10000), g.between(3, 40)
+    stride = io + g.between(0, 3 * io)
+    cases = [
+        # one pass over a file that need not be a whole number of I/Os, then wrapping around
+        ["--op", "read", "--pattern", "seq", "-b", io, "--file-size", io * n + g.between(0, io - 1)],
+        ["--op", "write", "--pattern", "seq", "-b", io, "--file-size", io * n,
+         "--total", io * (n + g.between(1, n))],
+        ["--op", "read", "--pattern", "stride", "-b", io, "--stride", stride,
+         "--file-size", g.between(2 * stride, 30 * stride)],
+        ["--op", "write", "--pattern", "stride", "-b", io, "--stride", stride, "--file-size", stride * n,
+         "--total", io * (n + g.between(1, n))],
+        # --total alone: the file is just big enough for one pass
+        ["--op", "read", "--pattern", "stride", "-b", io, "--stride", stride, "--total", io * n],
+        ["--op", "read", "--pattern", "random", "-b", io, "--file-size", g.between(2 * io, 64 * io),
+         "--total", io * g.between(10, 300), "--seed", g.between(0, 999999999)],
+        ["--op", "write", "--pattern", "random", "-b", io, "--file-size", io * n],
+    ]
+    for args in cases:
+        args = [str(a) for a in args] + ["--print-offsets", "x"]
+        again = "bin/iopattern " + " ".join(args)
+        want = g.reference("iopattern", *args)
+        expect(want.status == 0, f"the kit's iopattern failed: {want.why('iopattern')}: ask your instructor")
+        got = g.student("iopattern", *args)
+        g.ok(got, "iopattern", again)
+        w, m = want.text.splitlines(), got.text.splitlines()
+        if w != m:
+            at = next((i for i, (a, b) in enumerate(zip(w, m)) if a != b), min(len(w), len(m)))
+            raise Fail(f"the offsets differ from the kit's at I/O {at + 1} of {len(w)}: yours "
+                       f"{m[at] if at < len(m) else '(none)'}, the kit's {w[at] if at < len(w) else '(none)'}",
+                       again)
+        expect(gone(g, "x"), "--print-offsets created the file x: it should do no I/O", again)
+
+
+# ------------------------------------------------------------------ usage
+
+@check(2, "iopattern: -h, usage errors, an existing FILE, O_DIRECT alignment", needs=["iopattern"])
+def usage(g):
+    r = g.student("iopattern", "-h")
+    expect(r.status == 0 and re.search(rb"^usage: iopattern", r.out, re.M),
+           f"-h: exit status {r.status}, or no 'usage: iopattern' line on stdout", "bin/iopattern -h")
+    r = g.student("iopattern", "--op", "read", "--pattern", "seq", "f")
+    expect(r.status == 2 and b"usage:" in r.err, f"no -b: exit status {r.status}, not 2 with the usage on stderr",
+           "bin/iopattern --op read --pattern seq f")
+    io = g.between(2, 64)
+    args = ["--op", "read", "--pattern", "stride", "-b", f"{io}K", "--stride", f"{io - 1}K", "f"]
+    r = g.student("iopattern", *args)
+    expect(r.status == 2, f"a stride shorter than the I/O size: exit status {r.status}, not 2",
+           "bin/iopattern " + " ".join(args))
+
+    # FILE is the program's own: an existing one is refused and left alone.
+    secret = f"precious {g.between(0, 10**9)}\n".encode()
+    g.put("keep.dat", secret)
+    r = g.student("iopattern", "--op", "write", "--pattern", "seq", "-b", "4K", "--file-size", "64K", "keep.dat")
+    expect(r.status == 1 and g.read("keep.dat") == secret,
+           f"an existing FILE: exit status {r.status} (not 1), or the file was changed or removed",
+           "echo precious >keep.dat; bin/iopattern --op write --pattern seq -b 4K --file-size 64K keep.dat")
+
+    # O_DIRECT and an odd size: a usage error naming the alignment, where the
+    # kit's iopattern finds that O_DIRECT works here (else it exits 1, and
+    # there is no alignment to name).
+    b = g.between(50, 4000) * 2 + 1
+    args = ["--op", "read", "--pattern", "seq", "-b", b, "--file-size", "64K", "-r", 1, "--direct", "d.dat"]
+    want = g.reference("iopattern", *args)
+    align = re.search(rb" the (\d+)-byte alignment", want.err)
+    if want.status != 2 or not align:
+        return
+    r = g.student("iopattern", *args)
+    expect(r.status == 2 and align.group(1) in r.err,
+           f"-b {b} --direct: exit status {r.status}, not 2 with a message naming the "
+           f"{align.group(1).decode()}-byte alignment", f"bin/iopattern {' '.join(map(str, args))}")
+
+
+# ------------------------------------------------------------------ CSV rows and statistics
+
+@check(3, "iopattern: CSV rows, statistics and bytes moved as the kit's", needs=["iopattern"])
+def csv_same(g):
+    # each pattern once, reads and writes taking turns from a random start
+    ops = ["read", "write"] if g.between(0, 1) else ["write", "read"]
+    for k, pattern in enumerate(("seq", "stride", "random")):
+        # 4 to 16 KiB I/Os, 128 to 256 of them per file: over 100 KiB per trial
+        io = g.between(8, 32) * 512
+        op = ops[k % 2]
+        args = ["--op", op, "--pattern", pattern, "-b", io, "--file-size", io * g.between(128, 256),
+                "-r", g.between(3, 5)]
+        if pattern == "stride":
+            args += ["--stride", io * g.between(1, 4)]
+        if pattern == "random":
+            args += ["--seed", g.between(0, 999999)]
+        if op == "write":
+            sync = g.pick("none", "end", "each")
+            if sync == "each":      # an fsync per write can take milliseconds: 32 writes a trial
+                args += ["--total", 32 * io]
+            args += ["--sync", sync]
+        args = [str(a) for a in args]
+        same_rows(g, args, g.between(0, 999999))
+
+
+def same_rows(g, args, clock):
+    """The student's iopattern --csv ARGS prints the kit's rows, both timed
+    by the grader's clock: every column but cpu_s, and cached_pct as the
+    kit's, and moves as many bytes as the kit's by read and write calls."""
+    reproduce = f"bin/iopattern {' '.join(args)} --csv f.dat"
+    theirs, mine = kit_and_student(g, args, reproduce, **shimmed(g, clock))
+    # The bytes moved by read and write calls, filling the file included,
+    # within 4 KiB (the loader's reads, the lengths of printed numbers).
+    for counter in ("rchar", "wchar"):
+        t, m = (theirs.io or {}).get(counter), (mine.io or {}).get(counter)
+        if not t or m is None:
+            continue    # no I/O accounting in this kernel
+        expect(abs(m - t) <= 4096, f"read and write calls moved {counter}={m} bytes (/proc/PID/io), the kit's "
+               f"{t}: is every I/O whole, and the file filled before the trials?", reproduce)
+    want, got = csv_rows(theirs, "the kit's"), csv_rows(mine, "your")
+    expect(len(got) == len(want), f"{len(got)} rows, the kit's {len(want)}", reproduce)
+    for n, (w, m) in enumerate(zip(want, got), start=1):
+        for name, a, b in zip(HEADER, w, m):
+            if name in ("cpu_s", "cached_pct") or a == b:
+                continue
+            why = ("" if name in CONDITIONS else
+                   " (the grader's clock gives every I/O a latency drawn from its offset, the same in both "
+                   "runs: are the right I/Os timed, one latency each, and the statistics computed as the "
+                   "kit's?)")
+            raise Fail(f"row {n}, {name}: yours {b}, the kit's {a}{why}", reproduce)
+    if sorted(set(column(got, "cached_pct"))) != sorted(set(column(want, "cached_pct"))):
+        raise Fail(f"cached_pct {' '.join(column(got, 'cached_pct'))} where the kit's says "
+                   f"{' '.join(column(want, 'cached_pct'))}", reproduce)
+
+
+# ------------------------------------------------------------------ --cold and --direct
+
+@check(2, "iopattern: --cold and --direct as the kit's on this file system", needs=["iopattern"])
+def cold_direct(g):
+    # --cold: the cache state each trial starts from is the kit's on this file system.
+    args = ["--op", "read", "--pattern", "seq", "-b", "64K", "--file-size", f"{g.between(8, 32) * 64}K",
+            "-r", "2", "--cold"]
+    reproduce = f"bin/iopattern {' '.join(args)} --csv f.dat"
+    theirs, mine = kit_and_student(g, args, reproduce, timeout=6)
+    want, got = csv_rows(theirs, "the kit's"), csv_rows(mine, "your")
+    pick = CONDITIONS + ["cached_pct"]
+    expect([[r[HEADER.index(c)] for c in pick] for r in got] == [[r[HEADER.index(c)] for c in pick] for r in want],
+           f"--cold: cached_pct {' '.join(column(got, 'cached_pct'))} where the kit's says "
+           f"{' '.join(column(want, 'cached_pct'))} (or op..bytes differ): are the file's pages dropped "
+           "(posix_fadvise) before each trial?", reproduce)
+
+    # --direct writes, warm: O_DIRECT drops the cached pages it writes over,
+    # so from trial 2 on the kit's says 0.0 where O_DIRECT bypasses the cache
+    # (100.0 on a tmpfs); where this file system refuses O_DIRECT, the same
+    # failure as the kit's (exit 1, a message). I/Os of 2 MiB and more: a
+    # buffer from malloc() is then mmap()ed, 16 bytes past a page boundary,
+    # and the shim's 512-byte rule fails it with EINVAL every time.
+    args = ["--op", "write", "--pattern", "seq", "-b", f"{g.between(2, 4)}M", "--file-size", "16M", "-r", "2",
+            "--direct"]
+    reproduce = f"bin/iopattern {' '.join(args)} --csv f.dat"
+    theirs = g.reference("iopattern", "--csv", *args, "f.dat", **shimmed(g))
+    mine = g.student("iopattern", "--csv", *args, "f.dat", timeout=10, **shimmed(g))
+    expect(mine.status == theirs.status and not mine.killed,
+           f"--direct: {mine.why('iopattern') if mine.status else 'exit status 0'}, the kit's exit status "
+           f"{theirs.status} here (O_DIRECT needs the buffer's address, the size and the offset aligned)",
+           reproduce)
+    if theirs.status:
+        return
+    want, got = csv_rows(theirs, "the kit's"), csv_rows(mine, "your")
+    expect([r[:len(CONDITIONS)] for r in got] == [r[:len(CONDITIONS)] for r in want],
+           "--direct: the rows differ from the kit's in op..bytes", reproduce)
+    expect(column(got, "cached_pct") == column(want, "cached_pct"),
+           f"--direct writes: cached_pct {' '.join(column(got, 'cached_pct'))} where the kit's says "
+           f"{' '.join(column(want, 'cached_pct'))}: is the file written with O_DIRECT?", reproduce)
+
+
+# ------------------------------------------------------------------ speed
+
+# Cached reads cost CPU only, so the student's iopattern should report what
+# the kit's reports, run alongside on the real clock: the fastest trial of 3
+# alternating runs each, the one least disturbed by the machine's other work
+# (short trials, many of them, so that some fit between two of its time
+# slices). 3x either way catches a timer around the wrong code, or a wrong
+# unit. Every timed run's rows must say it did the kit's I/Os.
+@check(2, "iopattern: cached-read throughput within 3x of the kit's", needs=["iopattern"])
+def measure(g):
+    args = ["--op", "read", "--pattern", "seq", "-b", f"{16 << g.between(0, 2)}K", "--file-size", "8M", "-r", "10"]
+    reproduce = f"bin/iopattern {' '.join(args)} f.dat"
+    mine, theirs = [], []
+    for _ in range(3):
+        t, m = kit_and_student(g, args, reproduce)
+        want, got = csv_rows(t, "the kit's"), csv_rows(m, "your")
+        expect([r[:len(CONDITIONS)] for r in got] == [r[:len(CONDITIONS)] for r in want],
+               "the rows differ from the kit's in op..bytes", reproduce)
+        theirs += [number(x, "the kit's bytes_per_ns: ") for x in column(want, "bytes_per_ns")]
+        mine += [number(x, "bytes_per_ns: ") for x in column(got, "bytes_per_ns")]
+    m, t = max(mine), max(theirs)
+    expect(0 < m <= 3 * t and 3 * m >= t,
+           f"cached reads, the fastest of 30 trials: yours {m:.4g} bytes/ns, the kit's {t:.4g}: not within 3x "
+           "of the kit's: does the timing cover the I/Os, and only them?", reproduce)
+
+
+# ------------------------------------------------------------------ data/lab5.csv
+
+EXPERIMENTS = ("read-size", "write-size", "read-stride", "write-stride", "random-read", "random-write")
+
+
+def off(a, b):
+    """a differs from b by more than the CSV's rounding."""
+    return (a - b) ** 2 > (1e-4 * b) ** 2 + 1e-18
+
+
+@check(2, "data/lab5.csv: six experiments, consistent rows, 3+ real trials")
+def data_plausible(g):
+    rows = g.rows(LAB5_CSV, NUMBERS, lab=5)
+    again = "make lab5"
+    runs, run, key = [], None, None
+    for n, r in enumerate(rows, start=2):
+        where = f"{LAB5_CSV} line {n}: "
+        expect(r["experiment"] in EXPERIMENTS, f"{where}unknown experiment {r['experiment']}", again)
+        expect(r["io_bytes"] == int(r["io_bytes"]) > 0 and r["trial"] == int(r["trial"])
+               and r["ios"] == int(r["ios"]) > 0 and r["bytes"] == r["ios"] * r["io_bytes"],
+               f"{where}io_bytes, trial, ios, bytes: not whole numbers with bytes = ios x io_bytes", again)
+        expect(0 < r["wall_s"] < 3600 and r["cpu_s"] >= 0 and 0 <= r["lat_p50_us"] <= r["lat_p99_us"]
+               and 0 <= r["cached_pct"] <= 100,
+               f"{where}implausible: wall_s {r['wall_s']:g}, cpu_s {r['cpu_s']:g}, lat_p50_us {r['lat_p50_us']:g}, "
+               f"lat_p99_us {r['lat_p99_us']:g}, cached_pct {r['cached_pct']:g}", again)
+        rate = r["bytes"] / r["wall_s"] / 1e9
+        expect(not off(r["bytes_per_ns"], rate), f"{where}bytes_per_ns {r['bytes_per_ns']:g} is not "
+               f"bytes / wall_s / 1e9 = {rate:g}", again)
+        expect(r["bytes_per_ns"] <= 500, f"{where}bytes_per_ns {r['bytes_per_ns']:g}: faster than memory can copy "
+               "(a few hundred at most)", again)
+        series = r["series"]
+        expect((("direct" in series) == (r["direct"] == 1))
+               and (bool(re.search("cold|fsync-end|direct", series)) == (r["cold"] == 1))
+               and (("fsync-end" in series) == (r["sync"] == "end"))
+               and (("fsync-each" in series) == (r["sync"] == "each"))
+               and r["op"] == ("read" if "read" in r["experiment"] else "write"),
+               f"{where}the conditions (op, direct, cold, sync) do not match the series {series}", again)
+        conditions = tuple(str(r[c]) for c in ("experiment", "series", "op", "pattern", "io_bytes", "stride_bytes",
+                                               "file_bytes", "direct", "cold", "sync", "seed"))
+        if r["trial"] == 1:
+            run, key = dict(first=n, median=r["median_bytes_per_ns"], rates=[], walls=[]), conditions
+            runs.append(run)
+        expect(run is not None and key == conditions and r["trial"] == len(run["rates"]) + 1,
+               f"{where}trial {r['trial']:g} does not follow trial {len(run['rates']) if run else 0} of the same run",
+               again)
+        run["rates"].append(r["bytes_per_ns"])
+        run["walls"].append(r["wall_s"])
+    for run in runs:
+        where = f"{LAB5_CSV} line {run['first']}: "
+        expect(len(run["rates"]) >= 3, f"{where}only {len(run['rates'])} trials in this run (at least 3)", again)
+        expect(len(set(run["walls"])) > 1,
+               f"{where}every trial of this run took exactly {run['walls'][0]:g} s: not measured", again)
+        expect(not off(run["median"], median(run["rates"])), f"{where}median_bytes_per_ns {run['median']:g} is not "
+               f"the median of its trials, {median(run['rates']):g}", again)
+    seen = {r["experiment"] for r in rows}
+    missing = [e for e in EXPERIMENTS if e not in seen]
+    expect(not missing, f"no rows of the experiment {', '.join(missing)}", again)
+
+
+# Trends that hold wherever a device is under the file, whatever the device
+# and the load: checked only when the data show one (cached reads found the
+# file in the page cache and --cold emptied it). On a tmpfs everything is
+# memory; on ZFS the ARC, which mincore cannot see, serves every read.
+@check(2, "data/lab5.csv: cache, O_DIRECT and fsync trends where a device is underneath")
+def data_trends(g):
+    rows = g.rows(LAB5_CSV, NUMBERS, lab=5)
+    again = "make lab5"
+    sizes = [r for r in rows if r["experiment"] == "read-size"]
+    warm = [r["cached_pct"] >= 50 for r in sizes if r["series"] == "cached"]
+    dropped = [r["cached_pct"] < 50 for r in sizes if r["series"] != "cached"]
+    if not warm or not all(warm) or not all(dropped):
+        return
+
+    def point(experiment, series, io):
+        rates = [r["bytes_per_ns"] for r in rows
+                 if r["experiment"] == experiment and r["series"] == series and r["io_bytes"] == io]
+        expect(rates, f"no {experiment} {series} point at {io} bytes", again)
+        return median(rates)
+
+    c, d = point("read-size", "cached", 4096), point("read-size", "direct", 4096)
+    expect(c >= 3 * d, f"read-size at 4 KiB: cached {c:.4g} bytes/ns is not 3x direct {d:.4g} (medians), "
+           "with the cache emptied for direct", again)
+    big = point("read-size", "direct", 1048576)
+    expect(big >= 2 * d, f"read-size direct: 1 MiB I/Os at {big:.4g} bytes/ns are not 2x faster than 4 KiB ones "
+           f"at {d:.4g}: one device round trip per I/O should dominate small ones", again)
+    c, e = point("write-size", "cached", 4096), point("write-size", "fsync-each", 4096)
+    expect(c >= 3 * e, f"write-size at 4 KiB: cached {c:.4g} bytes/ns is not 3x fsync-each {e:.4g}: an fsync per "
+           "write waits for the device", again)
+
+
+IOPATTERN = "labs/5-patterns/iopattern.c"
+MUTANTS = [
+    # the buffer from malloc(): not aligned for O_DIRECT (EINVAL on a disk)
+    Mutant("iopattern-malloc-buffer", IOPATTERN,
+           [("err = posix_memalign(&buf, mem_align > 4096 ? mem_align : 4096, c.io);",
+             "buf = malloc(c.io), err = buf ? 0 : ENOMEM;")],
+           "iopattern: --cold and --direct as the kit's on this file system"),
+    # random offsets from the C library's one shared rand(), not the seeded generator
+    Mutant("iopattern-shared-rand", IOPATTERN,
+           [("? rng_below(r, slots) * c->io", "? (uint64_t)rand() % slots * c->io + 0 * rng_next(r)")],
+           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+    # random offsets drawn from one slot too many: the last I/O can end past the file
+    Mutant("iopattern-random-past-end", IOPATTERN,
+           [("? rng_below(r, slots) * c->io", "? rng_below(r, slots + 1) * c->io")],
+           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+    # random offsets at any byte, not at multiples of the I/O size
+    Mutant("iopattern-random-unaligned", IOPATTERN,
+           [("? rng_below(r, slots) * c->io", "? rng_below(r, c->file - c->io + 1)")],
+           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+    # the stride counted from one I/O's end to the next's start: one block too far
+    Mutant("iopattern-stride-plus-block", IOPATTERN,
+           [(": (i % slots) * c->stride;", ": (i % slots) * (c->stride + c->io);")],
+           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+    # --cold without posix_fadvise(DONTNEED): nothing is dropped
+    Mutant("iopattern-cold-keeps-cache", IOPATTERN,
+           [("err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);", "err = 0;")],
+           "iopattern: --cold and --direct as the kit's on this file system"),
+    # percentiles one rank too high: p50 is the next latency up, p99 often the maximum
+    Mutant("iopattern-percentile-rank", IOPATTERN,
+           [("return x[rank > 0 ? rank - 1 : 0];", "return x[rank < n ? rank : n - 1];")],
+           "iopattern: CSV rows, statistics and bytes moved as the kit's"),
+    # the latencies left unsorted: p50 and p99 are whichever I/Os came there
+    Mutant("iopattern-percentile-unsorted", IOPATTERN,
+           [("qsort(lat, c->ios, sizeof *lat, cmp_i64);", "(void)cmp_i64;")],
+           "iopattern: CSV rows, statistics and bytes moved as the kit's"),
+    # each trial skips its last I/O but reports it
+    Mutant("iopattern-skip-last", IOPATTERN,
+           [("for (uint64_t i = 0; i < c->ios; i++) {\n\t\ttransfer",
+             "for (uint64_t i = 0; i + 1 < c->ios; i++) {\n\t\ttransfer")],
+           "iopattern: CSV rows, statistics and bytes moved as the kit's"),
+]
