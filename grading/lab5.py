@@ -169,8 +169,8 @@ def csv_same(g):
         op = ops[k % 2]
         args = ["--op", op, "--pattern", pattern, "-b", io, "--file-size", io * g.between(128, 256),
                 "-r", g.between(3, 5)]
-        if pattern == "stride":
-            args += ["--stride", io * g.between(1, 4)]
+        if pattern == "stride":     # 2 to 4 I/O sizes: a stride that is no seq
+            args += ["--stride", io * g.between(2, 4)]
         if pattern == "random":
             args += ["--seed", g.between(0, 999999)]
         if op == "write":
