@@ -31,6 +31,7 @@ HEADER = ("op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,tri
           "stddev_bytes_per_ns,ci95_bytes_per_ns").split(",")
 # The columns that say what a trial did: op .. bytes.
 CONDITIONS = HEADER[:HEADER.index("bytes") + 1]
+HEADER_LINE = ",".join(HEADER)
 NUMBERS = ["io_bytes", "direct", "cold", "trial", "ios", "bytes", "wall_s", "cpu_s", "bytes_per_ns",
            "lat_p50_us", "lat_p99_us", "cached_pct", "median_bytes_per_ns"]
 COLUMNS = {LAB5_CSV: ["experiment", "series", "op", "sync"] + NUMBERS}
@@ -54,9 +55,6 @@ def csv_rows(result, whose):
     for n, row in enumerate(rows, start=1):
         expect(len(row) == len(HEADER), f"{whose} CSV row {n}: {len(row)} fields, not {len(HEADER)}")
     return rows
-
-
-HEADER_LINE = ",".join(HEADER)
 
 
 def column(rows, name):
