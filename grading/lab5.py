@@ -403,9 +403,4 @@ MUTANTS = [
     Mutant("iopattern-percentile-rank", IOPATTERN,
            [("return x[rank > 0 ? rank - 1 : 0];", "return x[rank < n ? rank : n - 1];")],
            "iopattern: CSV rows, statistics and bytes moved as the kit's"),
-    # each trial skips its last I/O but reports it
-    Mutant("iopattern-skip-last", IOPATTERN,
-           [("for (uint64_t i = 0; i < c->ios; i++) {\n\t\ttransfer",
-             "for (uint64_t i = 0; i + 1 < c->ios; i++) {\n\t\ttransfer")],
-           "iopattern: CSV rows, statistics and bytes moved as the kit's"),
 ]
