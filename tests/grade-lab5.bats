@@ -50,8 +50,7 @@ setup_file() {
 	# --cold never returns
 	broken hang-cold $src sed 's/^\tif (fdatasync(fd) != 0)$/\tfor (volatile int spin = 0;; spin++)\n\t\t;\n&/'
 
-	"$ROOT/grade.sh" --batch subs -j 2 --labs 5 --out reports >batch.log 2>&1
-	cp reports/*.txt subs/	# where the readers of reports (grading.bash) look
+	"$ROOT/grade.sh" --batch subs -j 2 --labs 5 --out grades >batch.log 2>&1
 }
 
 # lost NAME: the checks NAME failed that the reference passed, joined by '|'.
@@ -61,20 +60,20 @@ lost() {
 
 # points NAME: the score from its last line.
 points() {
-	sed -n 's/^Score: \([0-9]*\)\/.*/\1/p' "$BATS_FILE_TMPDIR/subs/$1.txt"
+	sed -n 's/^Score: \([0-9]*\)\/.*/\1/p' "$BATS_FILE_TMPDIR/grades/$1.txt"
 }
 
 @test "grade.sh --labs 5: the reference submission scores full marks" {
 	max=$("$ROOT/grade.sh" --list --labs 5 | awk -F'\t' '{ s += $2 } END { print s }')
 	[ -z "$(failed reference)" ]
-	[ "$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/subs/reference.txt")" = "$max/$max" ]
+	[ "$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/reference.txt")" = "$max/$max" ]
 }
 
 @test "grade.sh lab 5: wrong stride offsets and trials copied from the first are caught" {
 	# the offsets, and the times of the stride run on the grader's clock
 	[ "$(lost stride-copies)" = "iopattern: --print-offsets as the kit's for seq, stride and random|iopattern: CSV rows, statistics and bytes moved as the kit's|data/lab5.csv: six experiments, consistent rows, 3+ real trials|" ]
-	grep -q "reproduce: bin/iopattern --op read --pattern stride" "$BATS_FILE_TMPDIR/subs/stride-copies.txt"
-	grep -q "not measured" "$BATS_FILE_TMPDIR/subs/stride-copies.txt"
+	grep -q "reproduce: bin/iopattern --op read --pattern stride" "$BATS_FILE_TMPDIR/grades/stride-copies.txt"
+	grep -q "not measured" "$BATS_FILE_TMPDIR/grades/stride-copies.txt"
 	[ "$(points stride-copies)" -eq $(($(points reference) - 8)) ]
 }
 
@@ -83,13 +82,13 @@ points() {
 	# the grader's clock (grading/ioclock.c) misses the skipped I/O's latency,
 	# in the CSV check and in --cold's
 	[ "$(lost skip-last)" = "iopattern: CSV rows, statistics and bytes moved as the kit's|iopattern: --cold and --direct as the kit's on this file system|" ]
-	grep -Eq "row 1, wall_s: yours|\(/proc/PID/io\), the kit's" "$BATS_FILE_TMPDIR/subs/skip-last.txt"
+	grep -Eq "row 1, wall_s: yours|\(/proc/PID/io\), the kit's" "$BATS_FILE_TMPDIR/grades/skip-last.txt"
 	[ "$(points skip-last)" -eq $(($(points reference) - 5)) ]
 }
 
 @test "grade.sh lab 5: a hang in --cold fails its check by the timeout, and grading goes on" {
 	[ "$(lost hang-cold)" = "iopattern: --cold and --direct as the kit's on this file system|" ]
-	grep -q "iopattern did not finish in [0-9]* s (killed)" "$BATS_FILE_TMPDIR/subs/hang-cold.txt"
+	grep -q "iopattern did not finish in [0-9]* s (killed)" "$BATS_FILE_TMPDIR/grades/hang-cold.txt"
 	[ "$(points hang-cold)" -eq $(($(points reference) - 2)) ]
 }
 
@@ -99,10 +98,10 @@ points() {
 	# directory: on a tmpfs an fsync costs nothing.
 	if [ "$(awk -F, '$1 == "read-size" && $2 == "cold" { print $22 }' "$BATS_FILE_TMPDIR/kit/data/lab5.csv" | sort -u)" = "0.0" ]; then
 		expected+="data/lab5.csv: cache, O_DIRECT and fsync trends where a device is underneath|"
-		grep -q "is not 3x fsync-each" "$BATS_FILE_TMPDIR/subs/clobber-fsync.txt"
+		grep -q "is not 3x fsync-each" "$BATS_FILE_TMPDIR/grades/clobber-fsync.txt"
 	fi
 	[ "$(lost clobber-fsync)" = "$expected" ]
-	grep -q "reproduce: echo precious >keep.dat" "$BATS_FILE_TMPDIR/subs/clobber-fsync.txt"
+	grep -q "reproduce: echo precious >keep.dat" "$BATS_FILE_TMPDIR/grades/clobber-fsync.txt"
 }
 
 @test "grade.sh --no-bwrap --labs 5: the reference submission scores full marks there too" {
