@@ -339,9 +339,14 @@ class Grading:
             raise Fail("the check ran out of time (its programs were too slow)")
         return min(timeout, left)
 
-    def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None):
+    def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, env=None,
+              ro_binds=(), pass_fds=()):
         """Starts the student's prog (or the program at path, e.g. the kit's
-        launch timing it) in the run directory, contained; .wait() ends it."""
+        launch timing it) in the run directory, contained; .wait() ends it.
+        env adds variables to its environment (e.g. LD_PRELOAD of a shim
+        from g.shim), ro_binds directories it may read (the shim's), and
+        pass_fds descriptors of the grader's it inherits (where a shim
+        reports)."""
         timeout = self._within_check(timeout)
         argv = [path or os.path.join(self.bin, prog)] + [str(a) for a in args]
         out, err = self._capture(), self._capture()
@@ -350,12 +355,29 @@ class Grading:
             src = self._capture()
             src.write(stdin.encode() if isinstance(stdin, str) else stdin)
             src.seek(0)
-        proc = self.box.popen(argv, cwd=self.run, binds=[self.run], ro_binds=[self.bin],
-                              allow_io_uring=io_uring, cpu=2 * timeout + 1,
+        proc = self.box.popen(argv, cwd=self.run, binds=[self.run], ro_binds=[self.bin, *ro_binds],
+                              allow_io_uring=io_uring, cpu=2 * timeout + 1, env=env, pass_fds=pass_fds,
                               stdin=src, stdout=out, stderr=err)
         if stdin is not None:
             src.close()
         return Running(self, proc, out, err, time.monotonic(), timeout)
+
+    def shim(self, name):
+        """grading/name.c built with the kit's compiler into a shared
+        library (once per grading) in a directory of the grader's that the
+        students' uid may read: its path, for LD_PRELOAD in g.start's env
+        and its directory for ro_binds."""
+        path = os.path.join(self.work, "shims", name + ".so")
+        if not os.path.exists(path):
+            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+            built = subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
+                                    "-shared", "-fPIC", "-o", path, os.path.join(KIT, "grading", name + ".c"),
+                                    "-ldl"], capture_output=True, text=True)
+            if built.returncode != 0:
+                raise Fail(f"the grader could not build its {name} shim: ask your instructor\n"
+                           + built.stderr[-500:])
+            os.chmod(path, 0o755)
+        return path
 
     def student(self, prog, *args, **kw):
         """Runs the student's prog to its end, contained: a Result."""
