@@ -10,8 +10,9 @@
  *                        F_WRLCK record lock reaching the end of the file
  *                        (l_len 0: where O_APPEND writes land), lockf(F_LOCK)
  *   unlock INODE SIZE    that lock released (SIZE: before the release)
- *   partial INODE SIZE   a record lock taken that excludes no other writer
- *                        from the end of the file (F_RDLCK, or l_len != 0)
+ *   partial INODE SIZE   a lock taken that does not keep other writers from
+ *                        the end of the file: flock(LOCK_SH), F_RDLCK,
+ *                        a record lock or lockf() with a length
  *   write INODE SIZE     a write(2), writev(2) or pwrite(2) called directly
  *                        (SIZE: after it)
  *
@@ -90,8 +91,8 @@ int flock(int fd, int op)
 	if ((op & ~LOCK_NB) == LOCK_UN)
 		note("unlock", fd);
 	int r = real(fd, op);
-	if (r == 0 && (op & ~LOCK_NB) == LOCK_EX)
-		note("lock", fd);
+	if (r == 0 && (op & ~LOCK_NB) != LOCK_UN)
+		note((op & ~LOCK_NB) == LOCK_EX ? "lock" : "partial", fd);
 	return r;
 }
 
