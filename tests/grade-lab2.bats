@@ -58,50 +58,48 @@ setup_file() {
 
 	# Without bubblewrap (as on Gradescope): the reference and the flush
 	# after the unlock.
-	mkdir in-no-bwrap
-	cp -R subs/reference subs/unlock-then-flush in-no-bwrap/
+	mkdir subs-no-bwrap
+	cp -R subs/reference subs/unlock-then-flush subs-no-bwrap/
 
-	# The reports go to subs/NAME.txt, where the tests read them.
-	mv subs in && mkdir subs
-	"$ROOT/grade.sh" --batch in --out subs -j 2 --labs 2 >batch.log 2>&1
-	"$ROOT/grade.sh" --batch in-no-bwrap --out subs-no-bwrap -j 2 --labs 2 --no-bwrap >batch-no-bwrap.log 2>&1
+	"$ROOT/grade.sh" --batch subs --out grades -j 2 --labs 2 >batch.log 2>&1
+	"$ROOT/grade.sh" --batch subs-no-bwrap --out grades-no-bwrap -j 2 --labs 2 --no-bwrap >batch-no-bwrap.log 2>&1
 }
 
 @test "grade-lab2: the tiny-scale reference submission scores full marks, with bubblewrap and without" {
 	[ -z "$(failed reference)" ]
 	[ "$(points_lost reference)" -eq 0 ]
 	# every Lab 2 check ran, and the machine description
-	[ "$(grep -c '^\(lab2\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/subs/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 2 | wc -l)" ]
-	grep -q "^Containment: bubblewrap sandbox" "$BATS_FILE_TMPDIR/subs/reference.txt"
-	grep -q "^Score: \([0-9]*\)/\1$" "$BATS_FILE_TMPDIR/subs-no-bwrap/reference.txt"
-	! grep -q "^Containment: bubblewrap" "$BATS_FILE_TMPDIR/subs-no-bwrap/reference.txt"
+	[ "$(grep -c '^\(lab2\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/grades/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 2 | wc -l)" ]
+	grep -q "^Containment: bubblewrap sandbox" "$BATS_FILE_TMPDIR/grades/reference.txt"
+	grep -q "^Score: \([0-9]*\)/\1$" "$BATS_FILE_TMPDIR/grades-no-bwrap/reference.txt"
+	! grep -q "^Containment: bubblewrap" "$BATS_FILE_TMPDIR/grades-no-bwrap/reference.txt"
 }
 
 @test "grade-lab2: a batch too many in the --csv row loses the counts check, with the row expected" {
 	[ "$(failed wrong-csv)" = "flock-writer and lockbench: N lines of the character, lockbench --csv" ]
-	grep -q "^    --csv: expected the kit's header and a row starting [C-Z],[0-9]*,[0-9]*,[01]," "$BATS_FILE_TMPDIR/subs/wrong-csv.txt"
-	grep -q "reproduce: bin/lockbench -c [C-Z] -n [0-9]* -k [0-9]* .*--csv f" "$BATS_FILE_TMPDIR/subs/wrong-csv.txt"
+	grep -q "^    --csv: expected the kit's header and a row starting [C-Z],[0-9]*,[0-9]*,[01]," "$BATS_FILE_TMPDIR/grades/wrong-csv.txt"
+	grep -q "reproduce: bin/lockbench -c [C-Z] -n [0-9]* -k [0-9]* .*--csv f" "$BATS_FILE_TMPDIR/grades/wrong-csv.txt"
 	[ "$(points_lost wrong-csv)" -eq 2 ]
 }
 
 @test "grade-lab2: a lockbench that hangs on a failed sync fails by the timeout, and grading goes on" {
 	[ "$(failed hang-sync)" = "failed writes and syncs exit 1, bad arguments exit 2" ]
-	grep -q "lockbench did not finish in [0-9]* s (killed)" "$BATS_FILE_TMPDIR/subs/hang-sync.txt"
-	grep -q 'reproduce: bin/lockbench -n [0-9]* --sync f\(data\)\?sync --lock [a-z]* /dev/null; echo \$?' "$BATS_FILE_TMPDIR/subs/hang-sync.txt"
+	grep -q "lockbench did not finish in [0-9]* s (killed)" "$BATS_FILE_TMPDIR/grades/hang-sync.txt"
+	grep -q 'reproduce: bin/lockbench -n [0-9]* --sync f\(data\)\?sync --lock [a-z]* /dev/null; echo \$?' "$BATS_FILE_TMPDIR/grades/hang-sync.txt"
 	[ "$(points_lost hang-sync)" -eq 1 ]
 	! pgrep -f "iolab-grade.*/bin/lockbench"
 }
 
 @test "grade-lab2: a --no-flush that still flushes loses the --no-flush check only" {
 	[ "$(failed always-flush)" = "two writers with --no-flush: nothing lost, runs no longer multiples of K" ]
-	grep -q "the batches were still written inside the lock" "$BATS_FILE_TMPDIR/subs/always-flush.txt"
-	grep -q "reproduce: strace -e trace=flock,fcntl,write bin/lockbench -n [0-9]* -k [0-9]* --lock [a-z]* --no-flush t" "$BATS_FILE_TMPDIR/subs/always-flush.txt"
+	grep -q "the batches were still written inside the lock" "$BATS_FILE_TMPDIR/grades/always-flush.txt"
+	grep -q "reproduce: strace -e trace=flock,fcntl,write bin/lockbench -n [0-9]* -k [0-9]* --lock [a-z]* --no-flush t" "$BATS_FILE_TMPDIR/grades/always-flush.txt"
 	[ "$(points_lost always-flush)" -eq 2 ]
 }
 
 @test "grade-lab2: a flush after the unlock is caught by the shim, with bubblewrap and without" {
 	local d
-	for d in subs subs-no-bwrap; do
+	for d in grades grades-no-bwrap; do
 		[ "$(failed ../$d/unlock-then-flush)" = "two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock" ]
 		grep -q "bytes reached the file with no lock held: flush the batch before the unlock" "$BATS_FILE_TMPDIR/$d/unlock-then-flush.txt"
 		grep -q "reproduce: strace -e trace=flock,fcntl,write bin/lockbench -n [0-9]* -k [0-9]* --lock flock t" "$BATS_FILE_TMPDIR/$d/unlock-then-flush.txt"
@@ -111,14 +109,14 @@ setup_file() {
 
 @test "grade-lab2: a lockbench that takes no lock loses the lock checks, not the counts" {
 	[ "$(failed no-lock | tr '\n' '|')" = "two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock|two writers with --no-flush: nothing lost, runs no longer multiples of K|locks exclude writers until released; --lock none and fcntl ignore flock|" ]
-	grep -q "lockbench -k [0-9]* --lock flock wrote while another process held an flock lock on the file" "$BATS_FILE_TMPDIR/subs/no-lock.txt"
+	grep -q "lockbench -k [0-9]* --lock flock wrote while another process held an flock lock on the file" "$BATS_FILE_TMPDIR/grades/no-lock.txt"
 	[ "$(points_lost no-lock)" -eq 8 ]
 }
 
 @test "grade-lab2: made-up constant timings are caught by both data checks" {
 	[ "$(failed fabricated | tr '\n' '|')" = "data/lab2.csv: every experiment, plausible values, 2+ real trials|data/lab2.csv: nothing lost, locked runs multiples of K, K=1 slower than K=1000|" ]
-	grep -q "took exactly 2.000000 s: not measured" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
-	grep -q "a lock per line costs more" "$BATS_FILE_TMPDIR/subs/fabricated.txt"
+	grep -q "took exactly 2.000000 s: not measured" "$BATS_FILE_TMPDIR/grades/fabricated.txt"
+	grep -q "a lock per line costs more" "$BATS_FILE_TMPDIR/grades/fabricated.txt"
 	[ "$(points_lost fabricated)" -eq 4 ]
 }
 
