@@ -60,9 +60,13 @@ class Held:
         return os.fstat(self.fd).st_size
 
     def waiting(self):
-        """How many lock requests wait on the file (/proc/locks' "->" lines)."""
-        with open("/proc/locks") as f:
-            return sum(1 for line in f if " -> " in line and f" {self.where} " in line)
+        """How many lock requests wait on the file (/proc/locks' "->" lines;
+        0 where it cannot be read, and the callers' time limits decide)."""
+        try:
+            with open("/proc/locks") as f:
+                return sum(1 for line in f if " -> " in line and f" {self.where} " in line)
+        except OSError:
+            return 0
 
     def release(self):
         if self.fd is not None:
