@@ -100,8 +100,8 @@ def again(kind, n, k, prog, *opts):
 def writers(g, kind, prog, n, k, *opts):
     """Writers A and B (the student's prog -c A|B -n N -k K OPTS f) on a new
     file f, released together: the grader holds a kind lock while both
-    start and queue behind it.  The file's bytes, on the grader's side
-    (g.ref/f); Fail if a writer failed."""
+    start and queue behind it.  The file ends up in g.ref/f, the grader's
+    copy for the kit's runs; Fail if a writer failed."""
     g.fresh()
     g.put("f", b"")
     held = Held(g, kind, "f")
@@ -114,9 +114,7 @@ def writers(g, kind, prog, n, k, *opts):
     ra, rb = a.wait(), b.wait()
     for r in (ra, rb):
         g.ok(r, prog, again(kind, n, k, prog, *opts))
-    data = g.read("f")
-    g.put("f", data, where=g.ref)
-    return data
+    g.put("f", g.read("f") or b"", where=g.ref)
 
 
 def runs_in(g, name):
