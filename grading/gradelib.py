@@ -355,11 +355,14 @@ class Grading:
             raise Fail("the check ran out of time (its programs were too slow)")
         return min(timeout, left)
 
-    def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, preload=None, env=None):
+    def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, preload=None, env=None,
+              ro_binds=(), pass_fds=()):
         """Starts the student's prog (or the program at path, e.g. the kit's
         launch timing it) in the run directory, contained; .wait() ends it.
         preload: a shim of the grader's (g.shim) to LD_PRELOAD into it;
-        env: variables to add to its environment."""
+        env: variables to add to its environment; ro_binds: directories it
+        may read (inside bubblewrap); pass_fds: descriptors of the grader's
+        it inherits (where a shim reports)."""
         timeout = self._within_check(timeout)
         argv = [path or os.path.join(self.bin, prog)] + [str(a) for a in args]
         out, err = self._capture(), self._capture()
@@ -369,13 +372,30 @@ class Grading:
             src.write(stdin.encode() if isinstance(stdin, str) else stdin)
             src.seek(0)
         proc = self.box.popen(argv, cwd=self.run, binds=[self.run],
-                              ro_binds=[self.bin] + ([preload] if preload else []),
-                              allow_io_uring=io_uring, cpu=2 * timeout + 1,
+                              ro_binds=[self.bin, *ro_binds] + ([preload] if preload else []),
+                              allow_io_uring=io_uring, cpu=2 * timeout + 1, pass_fds=pass_fds,
                               env=dict(env or {}, **({"LD_PRELOAD": preload} if preload else {})),
                               stdin=src, stdout=out, stderr=err)
         if stdin is not None:
             src.close()
         return Running(self, proc, out, err, time.monotonic(), timeout)
+
+    def shim(self, name):
+        """grading/name.c built with the kit's compiler into a shared
+        library (once per grading) in a directory of the grader's that the
+        students' uid may read: its path, for LD_PRELOAD in g.start's env
+        and its directory for ro_binds."""
+        path = os.path.join(self.work, "shims", name + ".so")
+        if not os.path.exists(path):
+            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+            built = subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
+                                    "-shared", "-fPIC", "-o", path, os.path.join(KIT, "grading", name + ".c"),
+                                    "-ldl"], capture_output=True, text=True)
+            if built.returncode != 0:
+                raise Fail(f"the grader could not build its {name} shim: ask your instructor\n"
+                           + built.stderr[-500:])
+            os.chmod(path, 0o755)
+        return path
 
     def student(self, prog, *args, **kw):
         """Runs the student's prog to its end, contained: a Result."""
@@ -408,19 +428,6 @@ class Grading:
         proc.returncode = 0     # reaped above
         return Result(os.waitstatus_to_exitcode(status), _read_capped(out), _read_capped(err),
                       time.monotonic() - start, usage.ru_utime + usage.ru_stime, io=io)
-
-    def shim(self, name):
-        """grading/NAME.c built by the grader, with the kit's compiler, into a
-        shared library for preload= (once per grading): its path."""
-        path = os.path.join(self.work, f"{name}.so")
-        if not os.path.exists(path):
-            p = subprocess.run(["cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
-                                "-o", path, os.path.join(KIT, "grading", f"{name}.c"), "-ldl"],
-                               capture_output=True, text=True)
-            if p.returncode != 0:
-                raise Fail(f"the grader could not build its {name}.c: ask your instructor\n{p.stderr[-500:]}")
-            os.chmod(path, 0o755)
-        return path
 
     def ok(self, result, prog, reproduce):
         """Fails unless result is exit status 0."""

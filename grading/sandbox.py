@@ -339,7 +339,7 @@ class Sandbox:
         finally:
             self.waited(proc)
 
-    def _bwrap_args(self, cwd, binds, ro_binds):
+    def _bwrap_args(self, cwd, binds, ro_binds, env):
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
                 "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -358,15 +358,21 @@ class Sandbox:
             args += ["--ro-bind", d, d]
         for d in binds:
             args += ["--bind", d, d]
+        for name, value in env.items():
+            args += ["--setenv", name, value]
         return args + ["--chdir", cwd, "--"]
 
     def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
               cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=()):
-        """Starts argv contained, in cwd, as a new session."""
+        """Starts argv contained, in cwd, as a new session.  env adds to
+        the program's environment; inside bubblewrap it is set for the
+        program only, not for bwrap (an LD_PRELOAD must not load into it)."""
         if use_bwrap is None:
             use_bwrap = bool(self.bwrap)
+        env = dict(env or {})
         if use_bwrap:
-            argv = self._bwrap_args(cwd, binds, ro_binds) + list(argv)
+            argv = self._bwrap_args(cwd, binds, ro_binds, env) + list(argv)
+            env = {}
         limits = ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
                   (resource.RLIMIT_AS, LIMIT_AS), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),
                   (resource.RLIMIT_CORE, 0))
@@ -388,7 +394,7 @@ class Sandbox:
         if self.root:
             user = dict(user=self.uid, group=self.gid, extra_groups=[])
         base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
-        proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **(env or {})), stdin=stdin,
+        proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **env), stdin=stdin,
                                 stdout=stdout, stderr=stderr, start_new_session=True,
                                 preexec_fn=limit, pass_fds=pass_fds, **user)
         _unwaited.add(proc.pid)

@@ -127,6 +127,19 @@ class Sandbox(unittest.TestCase):
         self.assertEqual(limits["Max processes"], str(sandbox.LIMIT_NPROC))
         self.assertEqual(limits["Max core file size"], "0")
 
+    def test_env_and_a_descriptor_reach_the_program(self):
+        with tempfile.TemporaryFile() as log:
+            self.run_sh(f'echo "$IOLAB_X" >&{log.fileno()}', env={"IOLAB_X": "yes"}, pass_fds=[log.fileno()])
+            log.seek(0)
+            self.assertEqual(log.read(), b"yes\n")
+
+    def test_env_is_set_inside_bubblewrap_not_for_bwrap(self):
+        # an LD_PRELOAD must load into the program, not into bwrap itself
+        args = self.box._bwrap_args(self.dir, [self.dir], [], {"LD_PRELOAD": "/x.so"})
+        at = args.index("--setenv")
+        self.assertEqual(args[at:at + 3], ["--setenv", "LD_PRELOAD", "/x.so"])
+        self.assertLess(at, args.index("--"))
+
     @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
     def test_no_socket_but_netlink(self):
         code = ("import socket\nfor f in (socket.AF_INET, socket.AF_INET6, socket.AF_UNIX):\n"
