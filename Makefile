@@ -28,7 +28,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LABS) plot test check bench validate deps handin starter autograder clean help
+.PHONY: all labs $(LABS) plot test check bench validate deps handin starter autograder class clean help
 .DELETE_ON_ERROR:
 
 all: $(addprefix bin/,$(PROGRAMS)) build/test-common
@@ -125,13 +125,23 @@ handin:
 # starter kit has no grading/, and so neither target.
 DIST ?= dist
 INSTRUCTOR := $(wildcard grading/starter.sh)
+#
+# Class results: SUBMISSIONS=DIR (a folder of handins, or Gradescope's
+# "download all submissions" zip) merged into CLASS (default class/): a
+# tidy CSV per data file, anonymous ids, a figure per lab, left-out
+# submissions named with their reason (grading/classresults).
+CLASS ?= class
 ifneq ($(INSTRUCTOR),)
 starter:
 	@bash grading/starter.sh -o $(DIST)/starter
 autograder:
 	@bash grading/autograder/build.sh -o $(DIST)/autograder.zip $(if $(GRADE_LABS),--labs $(GRADE_LABS)) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
+class:
+	@if [ -z "$(SUBMISSIONS)" ]; then echo "make class: say where the submissions are: make class SUBMISSIONS=DIR (or the Gradescope zip) [CLASS=OUT]" >&2; exit 2; fi
+	@bash common/deps.sh gnuplot
+	@python3 -m grading.classresults merge --out "$(CLASS)" "$(SUBMISSIONS)"
 else
-starter autograder:
+starter autograder class:
 	@echo "make $@: this is the students' kit; $@ is made from the instructor's kit" >&2; exit 2
 endif
 
@@ -154,5 +164,6 @@ help:
 ifneq ($(INSTRUCTOR),)
 	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter"
 	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (GRADE_LABS=1,2: only those labs)"
+	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="

@@ -1,0 +1,22 @@
+"""Class results: every submission's data/*.csv and machine.txt merged into
+one tidy CSV per data file and a figure per lab, with anonymous ids, and
+each student's place in the class.
+
+    make class SUBMISSIONS=DIR [CLASS=OUT]
+    python3 -m grading.classresults merge [-j N] [--out OUT] SUBMISSIONS
+    python3 -m grading.classresults percentile --class-data OUT SUBMISSION
+
+From Python (the kit's root on sys.path):
+
+    from grading.classresults import percentile_lines
+    for line in percentile_lines("class", "submissions/alice.tar.gz"):
+        print(line)
+
+Modules: reader (submissions read as hostile input), values (strict
+parsing), spec (what is read from each lab: edit it when a CSV changes),
+merge, figures (and the *.gp beside them), standing (the percentile lines).
+"""
+
+from .standing import percentile_lines
+
+__all__ = ["percentile_lines"]

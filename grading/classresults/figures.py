@@ -1,0 +1,159 @@
+"""The class figures: OUT/plot/*.csv (a few numbers per submission) turned
+into what the gnuplot scripts beside this file draw, with captions that
+say how many submissions and machines each draws and how many were left
+out. Box statistics are computed here: a box per category (quartiles,
+min-max whiskers, the median), and every submission as a point beside it.
+
+Nothing read from a submission ever becomes gnuplot code: labels (a CPU
+model, a file system) reach gnuplot only as data, and the captions, made
+here from counts, as arguments (gnuplot -c).
+"""
+
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP_CPUS = 12		# CPU models drawn by name; the others together
+TOP_FS = 8		# file systems drawn by name
+
+
+def rows(out, fig):
+    path = os.path.join(out, "plot", fig + ".csv")
+    with open(path, newline="", encoding="ascii", errors="replace") as f:
+        yield from csv.DictReader(f)
+
+
+def jitter(sub, width=0.5):
+    """A spread of points across a category, the same on every run."""
+    return (int(sub[:4], 16) / 0xFFFF - 0.5) * width
+
+
+def box(values):
+    values = sorted(values)
+    if len(values) >= 2:
+        q1, med, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    else:
+        q1 = med = q3 = values[0]
+    return q1, values[0], values[-1], q3, med
+
+
+def write(out, name, header, table):
+    with open(os.path.join(out, "plot", name), "w", newline="", encoding="ascii") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(table)
+
+
+def categories(out, fig, category, value, order=None, top=None, other="other"):
+    """Box data per category of one figure: writes FIG-boxes.dat (x, label,
+    n, q1, min, max, q3, median) and FIG-points.dat (x, value). `order`
+    sorts the categories (default: most points first); with `top`, the
+    rest are drawn together as `other`."""
+    by = {}
+    for r in rows(out, fig):
+        by.setdefault(category(r), []).append((r["sub"], float(r[value])))
+    names = sorted(by, key=order or (lambda c: (-len(by[c]), c)))
+    if top and len(names) > top:
+        rest = names[top - 1:]
+        by[f"{other} ({len(rest)})"] = [p for c in rest for p in by.pop(c)]
+        names = names[:top - 1] + [f"{other} ({len(rest)})"]
+    boxes, points = [], []
+    for x, name in enumerate(names, start=1):
+        vals = by[name]
+        boxes.append([x, name, len(vals)] + [f"{s:.6g}" for s in box([v for _, v in vals])])
+        points += [[f"{x + jitter(sub):.4f}", f"{v:.6g}"] for sub, v in vals]
+    write(out, fig + "-boxes.dat", ["x", "label", "n", "q1", "min", "max", "q3", "median"], boxes)
+    write(out, fig + "-points.dat", ["x", "value"], points)
+    return len(names)
+
+
+def caption(counts, fig, lab_file, extra=""):
+    drawn = len(counts["drawn"][fig])
+    machines = len(counts["machines_drawn"][fig])
+    left = counts["left"][lab_file]
+    missing = counts["missing"][lab_file]
+    text = (f"{drawn} submission{'s' * (drawn != 1)} on {machines} "
+            f"machine{'s' * (machines != 1)}{extra}; {left} left out "
+            f"(data that do not hold together or could not be read)")
+    if missing:
+        text += f", {missing} without {lab_file}"
+    return text
+
+
+def lab1(out, counts):
+    lost = [float(r["lost_pct"]) for r in rows(out, "lab1-lost")]
+    bins = [0] * 20
+    for p in lost:
+        bins[min(int(p // 5), 19)] += 1
+    write(out, "lab1-lost-bins.dat", ["pct", "count"],
+          [[5 * i + 2.5, n] for i, n in enumerate(bins)])
+    return [caption(counts, "lab1-lost", "lab1.csv", f", {len(lost)} writer-trials")]
+
+
+def lab2(out, counts):
+    categories(out, "lab2-fflush", lambda r: r["lines_per_lock"], "fflush_x",
+               order=lambda k: int(k))
+    return [caption(counts, "lab2-fflush", "lab2.csv")]
+
+
+def cores_group(cores):
+    cores = int(cores)
+    return "1-2" if cores <= 2 else "3-4" if cores <= 4 else "5-8" if cores <= 8 else "9+"
+
+
+def lab3(out, counts):
+    order = ["1-2", "3-4", "5-8", "9+"]
+    categories(out, "lab3-speedup",
+               lambda r: f"{r['threads']} threads, {cores_group(r['cores'])} cores", "speedup",
+               order=lambda c: (int(c.split()[0]), order.index(c.split(", ")[1].split()[0])))
+    categories(out, "lab3-touch", lambda r: r["cpu"], "s_per_gib", top=TOP_CPUS,
+               other="other CPUs")
+    return [caption(counts, "lab3-speedup", "lab3.csv"),
+            caption(counts, "lab3-touch", "lab3.csv")]
+
+
+def lab4(out, counts):
+    return [caption(counts, "lab4-wallcpu", "lab4-writers.csv")]
+
+
+def lab5(out, counts):
+    categories(out, "lab5-iops", lambda r: r["scratch_fs"], "iops", top=TOP_FS)
+    has_depth = bool(counts["drawn"]["lab5-depth"])
+    if has_depth:
+        categories(out, "lab5-depth", lambda r: r["iodepth"], "iops", order=lambda d: int(d))
+    return [caption(counts, "lab5-iops", "lab5.csv"),
+            caption(counts, "lab5-depth", "lab5.csv") if has_depth else ""]
+
+
+# (figure, the input that must have points, prepare)
+FIGURES = [("lab1-lost", "lab1-lost", lab1), ("lab2-fflush", "lab2-fflush", lab2),
+           ("lab3-threads", "lab3-speedup", lab3), ("lab4-wall-cpu", "lab4-wallcpu", lab4),
+           ("lab5-iops", "lab5-iops", lab5)]
+
+
+def draw(out, counts, log=print):
+    """Draws every figure that has data; returns the PNGs written."""
+    if not shutil.which("gnuplot"):
+        raise OSError("gnuplot is not installed (make deps installs it): no figures drawn")
+    drawn = []
+    for fig, needs, prepare in FIGURES:
+        png = os.path.join(out, fig + ".png")
+        if not counts["drawn"][needs]:
+            log(f"no figure {fig}.png: no submission has its data")
+            if os.path.exists(png):
+                os.unlink(png)
+            continue
+        captions = prepare(out, counts)
+        tmp = png + ".tmp"
+        run = subprocess.run(["gnuplot", "-c", os.path.join(HERE, fig + ".gp"), tmp, *captions],
+                             cwd=os.path.join(out, "plot"), capture_output=True, text=True)
+        if run.returncode != 0 or not os.path.exists(tmp):
+            raise OSError(f"gnuplot failed on {fig}.gp: {run.stderr.strip()[-400:]}")
+        os.replace(tmp, png)
+        drawn.append(png)
+        log(f"drew {png}: {captions[0]}")
+    return drawn

@@ -1,0 +1,298 @@
+"""The merge: every submission of a class into one tidy CSV per data file.
+
+Submissions are read one at a time (in worker processes, -j of them),
+each checked on its own, and its rows written out at once: memory holds one
+submission's data per worker, never the class's. What a figure draws is a
+few numbers per submission, appended to OUT/plot/*.csv as the merge goes.
+
+OUT, after a merge:
+  lab1.csv ... lab5.csv, lab3-memcpy.csv, lab4-*.csv  every row of every
+        submission whose file holds together: sub, machine, cpu, cores,
+        kernel, scratch_fs, then the lab's columns (spec.FILES)
+  submissions.csv   a row per submission merged: its machine and its
+        measures (spec.METRICS), what the percentile lines compare with
+  left-out.csv      sub, file, reason: what was left out, and why
+  plot/             the figures' inputs; lab*.png the figures
+  .secret           the key of the anonymous ids: keep it, share nothing of it
+"""
+
+import csv
+import hashlib
+import hmac
+import multiprocessing
+import os
+import secrets
+
+from . import reader, spec
+from .values import Bad, read_csv, read_machine
+
+MACHINE_COLUMNS = ["sub", "machine", "cpu", "cores", "kernel", "scratch_fs"]
+# The inputs of the figures: a row per point, after the machine columns.
+POINT_COLUMNS = {
+    "lab1-lost": ["lost_pct"],
+    "lab2-fflush": ["lines_per_lock", "fflush_x"],
+    "lab3-speedup": ["threads", "speedup"],
+    "lab3-touch": ["s_per_gib"],
+    "lab4-wallcpu": ["fsync", "cpu_s_per_mib", "wall_s_per_mib"],
+    "lab5-iops": ["iops"],
+    "lab5-depth": ["iodepth", "iops"],
+}
+ID_HEX = 12
+
+
+class Usage(Exception):
+    """A bad command line: exit 2."""
+
+
+def load_secret(out):
+    """The class's key, made once per OUT: the same submission keeps its id
+    when the merge runs again."""
+    path = os.path.join(out, ".secret")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        with open(path, encoding="ascii") as f:
+            key = f.read().strip()
+        if len(key) != 64:
+            raise OSError(f"{path}: not a key made by the merge") from None
+        return bytes.fromhex(key)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        key = secrets.token_hex(32)
+        f.write(key + "\n")
+    return bytes.fromhex(key)
+
+
+def anonymous_id(key, text):
+    return hmac.new(key, text.encode("utf-8", "surrogateescape"),
+                    hashlib.sha256).hexdigest()[:ID_HEX]
+
+
+def printable(text):
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+# ------------------------------------------------------------ finding them
+
+def find_submissions(path):
+    """[(name, source)]: source is ('path', path) or ('zip', zip, [names])."""
+    if os.path.isfile(path) and path.endswith(".zip"):
+        import zipfile
+        try:
+            with zipfile.ZipFile(path) as zf:
+                groups = reader.zip_submissions(zf)
+        except (zipfile.BadZipFile, reader.Rejected) as e:
+            raise OSError(f"{path}: not a readable zip ({reader.one_line(e)})") from None
+        return [(folder, ("zip", path, folder)) for folder in sorted(groups)]
+    if not os.path.isdir(path):
+        raise Usage(f"SUBMISSIONS: {path} is neither a directory nor a .zip")
+    names = sorted(os.listdir(path))
+    # Gradescope's export unzipped: one folder holding submission_metadata.yml
+    if "submission_metadata.yml" not in names:
+        dirs = [n for n in names if not n.startswith(".") and os.path.isdir(os.path.join(path, n))]
+        if len(dirs) == 1 and os.path.isfile(os.path.join(path, dirs[0], "submission_metadata.yml")):
+            return find_submissions(os.path.join(path, dirs[0]))
+    out = []
+    for name in names:
+        full = os.path.join(path, name)
+        if name.startswith("."):
+            continue
+        if os.path.islink(full) or os.path.isdir(full) or reader.TARBALL_RE.fullmatch(name):
+            out.append((name, ("path", full)))
+    return out
+
+
+_zips = {}
+
+
+def _zip_entries(zip_path, folder):
+    """A folder's entries of a class zip; each worker opens the zip once."""
+    if zip_path not in _zips:
+        import zipfile
+        with zipfile.ZipFile(zip_path) as zf:
+            _zips.clear()
+            _zips[zip_path] = reader.zip_submissions(zf)
+    return _zips[zip_path].get(folder, [])
+
+
+# Every file the merge reads; a tarball is read until all have been found.
+WANTED = frozenset(["machine.txt"] + [f.name for f in spec.FILES])
+
+
+def load(name, source):
+    if source[0] == "zip":
+        return reader.read_zip_folder(source[1], _zip_entries(source[1], source[2]), name, WANTED)
+    return reader.read_path(source[1], name, WANTED)
+
+
+def machine_id(key, m):
+    return anonymous_id(key, "machine\0" + "\0".join(
+        m.get(k, "") for k in ("cpu", "cores", "memory", "kernel", "scratch_dir_fs",
+                               "compiler", "libc")))
+
+
+def process(job):
+    """Reads and checks one submission (in a worker). job: (name, source,
+    sub, key). Returns a dict: reject (why it could not be read at all),
+    machine, ident (the machine columns), text {file: its tidy CSV rows, as
+    text}, left {file: why}, metrics, points {figure: [tuples]}."""
+    name, source, sub, key = job
+    result = {"name": name, "sub": sub, "reject": None, "machine": None, "text": {},
+              "left": {}, "metrics": {}, "points": {}}
+    try:
+        files = load(name, source)
+        if "machine.txt" not in files:
+            raise reader.Rejected("no data/machine.txt: the figures need the machine")
+        m = read_machine(files["machine.txt"])
+        if not any(f.name in files for f in spec.FILES):
+            raise reader.Rejected("no data/lab*.csv at all")
+    except (reader.Rejected, Bad) as e:
+        result["reject"] = str(e)
+        return result
+    result["machine"] = m
+    result["ident"] = [sub, machine_id(key, m) if key else "", m["cpu"], m["cores"],
+                       m["kernel"], m["scratch_dir_fs"]]
+    # Every field is a parsed number or name, or made safe by label(): no
+    # comma or quote to escape.
+    prefix = ",".join(result["ident"]) + ","
+    for f in spec.FILES:
+        if f.name not in files:
+            continue
+        try:
+            rows = read_csv(files[f.name], f.columns, f.name)
+            spec.check_file(f, rows)
+        except Bad as e:
+            result["left"][f.name] = str(e)
+            continue
+        result["text"][f.name] = "".join(prefix + ",".join(raw) + "\n" for _, raw in rows)
+        summary = spec.SUMMARIES.get(f.name)
+        if summary:
+            metrics, points = summary([v for v, _ in rows])
+            result["metrics"].update({k: x for k, x in metrics.items() if x is not None})
+            result["points"].update(points)
+    return result
+
+
+# ------------------------------------------------------------ the class
+
+class Outputs:
+    """The files written as the merge goes, under temporary names until
+    commit() renames them all."""
+
+    def __init__(self, out):
+        self.out, self.files, self.writers, self.handles = out, [], {}, {}
+        os.makedirs(os.path.join(out, "plot"), exist_ok=True)
+        for f in spec.FILES:
+            self.open(f.name, MACHINE_COLUMNS + f.column_names)
+        for fig, cols in POINT_COLUMNS.items():
+            self.open(f"plot/{fig}.csv", MACHINE_COLUMNS + cols)
+        self.open("submissions.csv", MACHINE_COLUMNS + ["memory"] + [m[0] for m in spec.METRICS])
+        self.open("left-out.csv", ["sub", "file", "reason"])
+
+    def open(self, rel, header):
+        path = os.path.join(self.out, rel)
+        f = open(path + ".tmp", "w", newline="", encoding="ascii", errors="replace")
+        self.files.append((f, path))
+        self.handles[rel] = f
+        self.writers[rel] = csv.writer(f, lineterminator="\n")
+        self.writers[rel].writerow(header)
+
+    def row(self, rel, values):
+        self.writers[rel].writerow(values)
+
+    def text(self, rel, text):
+        self.handles[rel].write(text)
+
+    def commit(self):
+        for f, path in self.files:
+            f.close()
+            os.replace(path + ".tmp", path)
+
+    def discard(self):
+        for f, path in self.files:
+            f.close()
+            try:
+                os.unlink(path + ".tmp")
+            except FileNotFoundError:
+                pass
+
+
+def fmt(x):
+    return f"{x:.6g}" if isinstance(x, float) else str(x)
+
+
+def merge(submissions, out, jobs=2, log=print):
+    """Merges every submission in `submissions` (a directory or a class zip)
+    into `out`. Returns the counts the captions use."""
+    found = find_submissions(submissions)
+    if not found:
+        raise OSError(f"{submissions}: no submissions (*.tar.gz, folders, or a Gradescope zip)")
+    os.makedirs(out, exist_ok=True)
+    key = load_secret(out)
+    # In the order of their ids, so that the order of the rows says nothing
+    # of the names.
+    ids = {name: anonymous_id(key, name) for name, _ in found}
+    if len(set(ids.values())) != len(ids):
+        raise OSError("two submissions with the same id: run again with a new CLASS directory")
+
+    counts = {"submissions": len(found), "merged": 0, "rejected": 0, "machines": set(),
+              "left": {f.name: 0 for f in spec.FILES}, "missing": {f.name: 0 for f in spec.FILES},
+              "drawn": {fig: set() for fig in POINT_COLUMNS},
+              "machines_drawn": {fig: set() for fig in POINT_COLUMNS}}
+    jobs_list = sorted(((name, source, ids[name], key) for name, source in found),
+                       key=lambda job: job[2])
+    outputs = Outputs(out)
+    try:
+        if jobs > 1 and len(found) > 1:
+            pool = multiprocessing.get_context("fork").Pool(jobs)
+            results = pool.imap(process, jobs_list, chunksize=4)
+        else:
+            pool, results = None, map(process, jobs_list)
+        try:
+            for result in results:
+                record(result, outputs, counts, log)
+        finally:
+            if pool:
+                pool.terminate()
+                pool.join()
+    except BaseException:
+        outputs.discard()
+        raise
+    outputs.commit()
+    return counts
+
+
+def record(result, outputs, counts, log):
+    """Writes one submission's rows and says what was left out."""
+    name, sub = printable(result["name"]), result["sub"]
+    if result["reject"]:
+        counts["rejected"] += 1
+        for f in spec.FILES:
+            counts["left"][f.name] += 1
+        why = printable(result["reject"].replace(result["name"], "submission"))
+        log(f"left out {name} (sub {sub}): {why}")
+        # The reason may quote names from inside the archive: OUT gets none.
+        outputs.row("left-out.csv", [sub, "*", "could not be read safely (the merge's output says why)"])
+        return
+    ident, machine = result["ident"], result["ident"][1]
+    counts["merged"] += 1
+    counts["machines"].add(machine)
+    for f in spec.FILES:
+        if f.name in result["text"]:
+            outputs.text(f.name, result["text"][f.name])
+        elif f.name in result["left"]:
+            counts["left"][f.name] += 1
+            outputs.row("left-out.csv", [sub, f.name, result["left"][f.name]])
+        else:
+            counts["missing"][f.name] += 1
+    for fig, points in result["points"].items():
+        for point in points:
+            outputs.row(f"plot/{fig}.csv", ident + [fmt(x) for x in point])
+        if points:
+            counts["drawn"][fig].add(sub)
+            counts["machines_drawn"][fig].add(machine)
+    outputs.row("submissions.csv", ident + [result["machine"].get("memory", "")] +
+                [fmt(result["metrics"][k]) if k in result["metrics"] else ""
+                 for k, *_ in spec.METRICS])
+    if result["left"]:
+        reasons = "; ".join(printable(r) for r in result["left"].values())
+        log(f"left out of the class figures, {name} (sub {sub}): {reasons}")

@@ -1,0 +1,249 @@
+"""What the class results read from each lab's data, in one place.
+
+For every data file: the columns kept in the class's tidy CSV, by NAME (a
+lab script may add columns, which are ignored, or reorder them), with the
+kind of value each must hold; which of them the figures and checks need
+(required: a file without one is left out); what makes a configuration
+(for the forged-trials check) and how one row can be impossible. Then what
+each lab contributes per submission: the points of its class figure and
+the one-number measures a student is placed by (METRICS).
+
+When a lab's CSV changes, this file is the one to edit.
+"""
+
+import statistics
+
+from .values import Bad
+
+MIB = 1 << 20
+GIB = 1 << 30
+# Times below this are too close to the CSV's resolution (microseconds) for
+# equal trials to mean anything; above it, 3 equal trials are a forgery.
+FORGE_MIN_SECONDS = 1e-3
+FORGE_MIN_SAMPLES = 3
+
+
+class DataFile:
+    def __init__(self, name, lab, columns, config, check=None):
+        self.name, self.lab, self.check = name, lab, check
+        # (name, kind, required); kind ends in '?' when the field may be empty
+        self.columns = [(c, k, req == "need") for c, k, req in columns]
+        self.config = config	# columns that make a configuration (trial and writer excluded)
+
+    @property
+    def column_names(self):
+        return [c for c, _, _ in self.columns]
+
+
+def near(measured, expected, rel=0.02, absolute=0.06):
+    """measured agrees with expected to within rel (or the last printed digit)."""
+    return abs(measured - expected) <= max(rel * expected, absolute)
+
+
+def lines_add_up(v):
+    if v["lost_lines"] + v["lines_found"] != v["lines_written"]:
+        return "lines_found + lost_lines is not lines_written"
+    return None
+
+
+def lab3_check(v):
+    if v["threads"] < 1 or v["bytes"] < 1:
+        return "threads and bytes must be at least 1"
+    if v["wall_s"] >= 1e-3 and not near(v["mib_s"], v["bytes"] / MIB / v["wall_s"]):
+        return f"mib_s {v['mib_s']} is not bytes / wall_s ({v['bytes'] / MIB / v['wall_s']:.1f})"
+    return None
+
+
+def memcpy_check(v):
+    if v["wall_s"] >= 1e-3 and not near(v["mib_s"], v["bytes"] / MIB / v["wall_s"]):
+        return "mib_s is not bytes / wall_s"
+    return None
+
+
+def writers_check(v):
+    total = v["files"] * v["bytes_per_file"]
+    if v["files"] < 1:
+        return "files must be at least 1"
+    if v["wall_s"] >= 1e-3 and not near(v["mib_s"], total / MIB / v["wall_s"]):
+        return "mib_s is not files * bytes_per_file / wall_s"
+    return None
+
+
+def lab5_check(v):
+    if v["wall_s"] >= 1e-3:
+        if not near(v["iops"], v["ios"] / v["wall_s"], absolute=1):
+            return f"iops {v['iops']:g} is not ios / wall_s ({v['ios'] / v['wall_s']:.0f})"
+        if not near(v["mib_s"], v["bytes"] / MIB / v["wall_s"]):
+            return "mib_s is not bytes / wall_s"
+    if v["ios"] > 0 and v["bytes"] == 0:
+        return "ios without bytes"
+    return None
+
+
+N, O = "need", "keep"	# required by the figures and checks; kept if present
+FILES = [
+    DataFile("lab1.csv", 1, [
+        ("experiment", "token", N), ("mode", "token", N), ("buffer_bytes", "count?", N),
+        ("trial", "count", N), ("writer", "token", N), ("lines_written", "count", N),
+        ("wall_s", "seconds", N), ("user_s", "seconds?", O), ("sys_s", "seconds?", O),
+        ("start_delay_s", "seconds?", O), ("lines_found", "count", N), ("lost_lines", "count", N),
+        ("runs", "number?", O), ("median_run_lines", "number?", O), ("max_run_lines", "number?", O),
+    ], config=("experiment", "mode", "buffer_bytes"), check=lines_add_up),
+    DataFile("lab2.csv", 2, [
+        ("experiment", "token", N), ("lines_per_lock", "count", N), ("flush", "flag", N),
+        ("lock", "token", N), ("sync", "token", N), ("trial", "count", N), ("writer", "token", N),
+        ("lines_written", "count", N), ("wall_s", "seconds", N), ("user_s", "seconds?", O),
+        ("sys_s", "seconds?", O), ("lock_wait_s", "seconds?", O), ("lock_held_s", "seconds?", O),
+        ("lines_found", "count", N), ("lost_lines", "count", N), ("runs", "number?", O),
+        ("median_run_lines", "number?", O), ("runs_multiple_of_k", "flag?", O),
+    ], config=("experiment", "lines_per_lock", "flush", "lock", "sync"), check=lines_add_up),
+    DataFile("lab3.csv", 3, [
+        ("trial", "count", N), ("threads", "count", N), ("bytes", "count", N),
+        ("rng", "token", N), ("prefault", "flag", N), ("pages", "token?", O),
+        ("phase", "token", N), ("wall_s", "seconds", N), ("cpu_s", "seconds?", O),
+        ("mib_s", "number", N), ("faults", "number?", O),
+    ], config=("threads", "bytes", "rng", "prefault", "pages", "phase"), check=lab3_check),
+    DataFile("lab3-memcpy.csv", 3, [
+        ("trial", "count", N), ("bytes", "count", N), ("rep", "count?", O),
+        ("wall_s", "seconds", N), ("mib_s", "number", N),
+    ], config=("bytes",), check=memcpy_check),
+    DataFile("lab4-writers.csv", 4, [
+        ("trial", "count", N), ("strategy", "token", N), ("threads", "count", N),
+        ("files", "count", N), ("bytes_per_file", "count", N), ("fsync", "flag", N),
+        ("append", "flag?", O), ("wall_s", "seconds", N), ("cpu_s", "seconds", N),
+        ("mib_s", "number", N), ("cpu_mib_s", "number?", O),
+    ], config=("strategy", "threads", "files", "bytes_per_file", "fsync", "append"),
+        check=writers_check),
+    DataFile("lab4-datagen.csv", 4, [
+        ("trial", "count", N), ("mode", "token", N), ("records", "count", N),
+        ("bytes", "count", N), ("wall_s", "seconds", N), ("cpu_s", "seconds?", O),
+        ("fill_s", "seconds?", O), ("write_s", "seconds?", O),
+    ], config=("mode", "records")),
+    DataFile("lab5.csv", 5, [
+        ("experiment", "token", N), ("series", "token", N), ("op", "token", N),
+        ("pattern", "token", N), ("io_bytes", "count", N), ("stride_bytes", "count?", O),
+        ("file_bytes", "count?", O), ("direct", "flag", N), ("cold", "flag?", O),
+        ("sync", "token?", O), ("iodepth", "count?", O), ("jobs", "count?", O),
+        ("trial", "count", N), ("ios", "count", N), ("bytes", "count", N),
+        ("wall_s", "seconds", N), ("cpu_s", "seconds?", O), ("mib_s", "number", N),
+        ("iops", "number", N), ("lat_p50_us", "number?", O), ("lat_p99_us", "number?", O),
+    ], config=("experiment", "series", "op", "pattern", "io_bytes", "stride_bytes",
+               "direct", "cold", "sync", "iodepth", "jobs"), check=lab5_check),
+]
+BY_NAME = {f.name: f for f in FILES}
+LABS = sorted({f.lab for f in FILES})
+
+
+def check_file(spec, rows):
+    """Rows that cannot be, and forged trials: every trial of one
+    configuration with exactly the same time. Raises Bad."""
+    times = {}
+    for line, (v, _) in enumerate(rows, start=2):
+        why = spec.check(v) if spec.check else None
+        if why:
+            raise Bad(f"{spec.name} line {line}: {why}")
+        times.setdefault(tuple(v.get(c) for c in spec.config), []).append(v["wall_s"])
+    for conf, walls in times.items():
+        if len(walls) >= FORGE_MIN_SAMPLES and walls[0] >= FORGE_MIN_SECONDS \
+                and all(w == walls[0] for w in walls):
+            named = ", ".join(f"{c}={x}" for c, x in zip(spec.config, conf) if x is not None)
+            raise Bad(f"{spec.name}: all {len(walls)} trials of {named} took exactly "
+                      f"{walls[0]:g} s: not measured")
+
+
+# ------------------------------------------------------------ per submission
+
+def median(values):
+    values = [x for x in values if x is not None]
+    return statistics.median(values) if values else None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def med_wall(rows, **where):
+    return median(v["wall_s"] for v in rows if all(v.get(k) == x for k, x in where.items()))
+
+
+def lab1(rows):
+    points = [100.0 * v["lost_lines"] / v["lines_written"] for v in rows
+              if v["mode"] == "overwrite" and v["lines_written"] > 0]
+    slowdown = ratio(med_wall(rows, experiment="buffer", buffer_bytes=0),
+                     med_wall(rows, experiment="default"))
+    return {"lab1_unbuffered_x": slowdown}, {"lab1-lost": [(p,) for p in points]}
+
+
+def lab2(rows):
+    points = []
+    for k in sorted({v["lines_per_lock"] for v in rows if v["experiment"] == "sweep"}):
+        r = ratio(med_wall(rows, experiment="sweep", lines_per_lock=k, flush=1),
+                  med_wall(rows, experiment="sweep", lines_per_lock=k, flush=0))
+        if r is not None:
+            points.append((k, r))
+    return {"lab2_fflush_k1_x": dict(points).get(1)}, {"lab2-fflush": points}
+
+
+def lab3(rows):
+    # 4 KiB pages only, where the lab also runs huge pages
+    rows = [v for v in rows if v.get("pages") in (None, "4k")]
+    fill = dict(phase="fill", rng="xoshiro")
+    one = med_wall(rows, threads=1, prefault=1, **fill)
+    speedup = {t: ratio(one, med_wall(rows, threads=t, prefault=1, **fill)) for t in (2, 4)}
+    first = med_wall(rows, threads=1, prefault=0, **fill)
+    size = median(v["bytes"] for v in rows if v["threads"] == 1 and v["phase"] == "fill")
+    touch = (first - one) / (size / GIB) if first is not None and one is not None and size else None
+    metrics = {"lab3_speedup_2": speedup[2], "lab3_speedup_4": speedup[4],
+               "lab3_first_touch_s_gib": touch}
+    points = {"lab3-speedup": [(t, s) for t, s in speedup.items() if s is not None],
+              "lab3-touch": [(touch,)] if touch is not None else []}
+    return metrics, points
+
+
+def lab4(rows):
+    points, waits = [], {}
+    for fsync in (0, 1):
+        mine = [v for v in rows if v["fsync"] == fsync]
+        if not mine:
+            continue
+        most = max(v["files"] for v in mine)
+        mine = [v for v in mine if v["files"] == most]
+        mib = median(v["files"] * v["bytes_per_file"] / MIB for v in mine)
+        wall, cpu = median(v["wall_s"] for v in mine), median(v["cpu_s"] for v in mine)
+        if mib and wall and cpu:
+            points.append((fsync, cpu / mib, wall / mib))
+            waits[fsync] = wall / cpu
+    return {"lab4_wall_cpu_fsync_x": waits.get(1)}, {"lab4-wallcpu": points}
+
+
+def lab5(rows):
+    def random_4k_direct(v):
+        return (v["op"] == "read" and v["pattern"] == "random" and v["io_bytes"] == 4096
+                and v["direct"] == 1 and v.get("jobs") in (None, 1))
+    iops = median(v["iops"] for v in rows if random_4k_direct(v)
+                  and v["experiment"] == "random-read" and v.get("iodepth") in (None, 1))
+    depths = {}
+    for v in rows:
+        if random_4k_direct(v) and v.get("iodepth") is not None:
+            depths.setdefault(v["iodepth"], []).append(v["iops"])
+    points = {"lab5-iops": [(iops,)] if iops is not None else [],
+              "lab5-depth": [(d, median(x)) for d, x in sorted(depths.items())]}
+    return {"lab5_rr4k_iops": iops}, points
+
+
+# Each lab's measures, from the file its figure draws.
+SUMMARIES = {"lab1.csv": lab1, "lab2.csv": lab2, "lab3.csv": lab3,
+             "lab4-writers.csv": lab4, "lab5.csv": lab5}
+
+# The measures a student is placed by: (key, lab, what, unit, format).
+# format: "si" (14.1k), "x" (2.3x), "s" (0.42 s).
+METRICS = [
+    ("lab1_unbuffered_x", 1, "unbuffered writes (-b 0) against stdio's default buffer",
+     " slower", "x"),
+    ("lab2_fflush_k1_x", 2, "fflush before every unlock at K = 1", " the time without", "x"),
+    ("lab3_speedup_2", 3, "fill with 2 threads (prefaulted)", " faster than 1", "x"),
+    ("lab3_speedup_4", 3, "fill with 4 threads (prefaulted)", " faster than 1", "x"),
+    ("lab3_first_touch_s_gib", 3, "first-touch cost of a fill", " per GiB", "s"),
+    ("lab4_wall_cpu_fsync_x", 4, "elapsed over CPU time with fsync", "", "x"),
+    ("lab5_rr4k_iops", 5, "4K random read (O_DIRECT)", " IOPS", "si"),
+]
