@@ -218,7 +218,7 @@ def tarball(data, extra, tweak=None):
     return buf.getvalue()
 
 
-def bomb(unpacked=300 << 20):
+def bomb(unpacked=210 << 20):
     """A .tar.gz of a few hundred KiB holding one file of `unpacked` zeros."""
     z = zlib.compressobj(9, zlib.DEFLATED, 31)
     header = tarfile.TarInfo("iolab-handin/plot/lab1-runs.png")

@@ -59,8 +59,8 @@ def categories(out, fig, category, value, order=None, top=None, other="other"):
     names = sorted(by, key=order or (lambda c: (-len(by[c]), c)))
     if top and len(names) > top:
         rest = names[top - 1:]
-        by[f"{other} ({len(rest)})"] = [p for c in rest for p in by.pop(c)]
-        names = names[:top - 1] + [f"{other} ({len(rest)})"]
+        by[f"{len(rest)} {other}"] = [p for c in rest for p in by.pop(c)]
+        names = names[:top - 1] + [f"{len(rest)} {other}"]
     boxes, points = [], []
     for x, name in enumerate(names, start=1):
         vals = by[name]
@@ -106,10 +106,11 @@ def cores_group(cores):
 
 
 def lab3(out, counts):
-    order = ["1-2", "3-4", "5-8", "9+"]
+    groups = ["1-2", "3-4", "5-8", "9+"]
+    # labels hold no comma: the .dat files are CSV
     categories(out, "lab3-speedup",
-               lambda r: f"{r['threads']} threads, {cores_group(r['cores'])} cores", "speedup",
-               order=lambda c: (int(c.split()[0]), order.index(c.split(", ")[1].split()[0])))
+               lambda r: f"{r['threads']} threads / {cores_group(r['cores'])} cores", "speedup",
+               order=lambda c: (int(c.split()[0]), groups.index(c.split(" / ")[1].split()[0])))
     categories(out, "lab3-touch", lambda r: r["cpu"], "s_per_gib", top=TOP_CPUS,
                other="other CPUs")
     return [caption(counts, "lab3-speedup", "lab3.csv"),
@@ -121,7 +122,8 @@ def lab4(out, counts):
 
 
 def lab5(out, counts):
-    categories(out, "lab5-iops", lambda r: r["scratch_fs"], "iops", top=TOP_FS)
+    categories(out, "lab5-iops", lambda r: r["scratch_fs"], "iops", top=TOP_FS,
+               other="other file systems")
     has_depth = bool(counts["drawn"]["lab5-depth"])
     if has_depth:
         categories(out, "lab5-depth", lambda r: r["iodepth"], "iops", order=lambda d: int(d))

@@ -37,6 +37,7 @@ set title "first-touch cost per GiB of fill, by CPU"
 set ylabel ""
 set xlabel "seconds per GiB (1 thread: first touch minus prefaulted)"
 set ytics font ',8'
+set key bottom right opaque box
 set label 2 ARG3 at screen 0.77, screen 0.03 center font ',9'
 plot 'lab3-touch-boxes.dat' using 'median':'x':'min':'max':ytic(sprintf("%s (%d)", strcol('label'), column('n'))) \
 	with xerrorbars pt 9 ps 2 lc rgb 'black' title 'median, min to max', \

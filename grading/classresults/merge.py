@@ -114,7 +114,7 @@ def _zip_entries(zip_path, folder):
     return _zips[zip_path].get(folder, [])
 
 
-# Every file the merge reads; a tarball is read until all have been found.
+# Every file the merge reads.
 WANTED = frozenset(["machine.txt"] + [f.name for f in spec.FILES])
 
 

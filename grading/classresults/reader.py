@@ -15,9 +15,9 @@ disk, and nothing in a submission is trusted:
 - every byte unpacked counts against MAX_TOTAL, checked as the bytes come
   out of gzip, so a gzip bomb stops at the limit; MAX_MEMBERS bounds the
   count of headers;
-- reading stops once every wanted file has been found (make handin packs
-  data/ near the start): what comes after is never decompressed, and what
-  is read past is not kept;
+- every header of the archive is checked, to its end (what is not wanted
+  is read past, not kept), so that a submission is accepted or refused as a
+  whole, as the grader does, whatever the order of its members;
 - files in directories are opened with O_NOFOLLOW relative to their
   directory's descriptor: a symbolic link is refused, never followed.
 
@@ -144,8 +144,8 @@ def _pax_records(data, what):
 
 def read_tar(stream, what, wanted):
     """Reads a tar stream (an object with read(n), already decompressed and
-    Limited), checking every header it passes, until every key in `wanted`
-    has been found. Returns {key: bytes}, key as wanted_key() gives it."""
+    Limited) to its end, checking every header, keeping the files whose key
+    is in `wanted`. Returns {key: bytes}, key as wanted_key() gives it."""
     found, members, pax, longname = {}, 0, {}, None
     zero = bytes(512)
     while True:
@@ -208,8 +208,6 @@ def read_tar(stream, what, wanted):
                 raise Rejected(f"{what}: {shown} has {size} bytes, more than {MAX_FILE >> 20} MiB")
             found[key] = stream.exact(size)
             stream.skip(-size % 512)
-            if len(found) == len(wanted):
-                break
         else:
             stream.skip(size + (-size % 512))
     return found
@@ -405,8 +403,8 @@ def read_zip_folder(zip_path, entries, what, wanted):
             name = safe_name(inner.encode("utf-8"))
             if info.is_dir() or not name:
                 continue
-            mode = info.external_attr >> 16
-            if mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            kind = stat.S_IFMT(info.external_attr >> 16)	# 0: no Unix mode recorded
+            if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
                 raise Rejected(f"{what}: {name[:80]} is a link or special file")
             if info.flag_bits & 0x1:
                 raise Rejected(f"{what}: {name[:80]} is encrypted")

@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# make class: a generated class of submissions merged into the class's CSVs
+# and figures (grading/classresults). The class is made once per file: the
+# five labs run at SCALE=tiny for one real submission, which
+# tests/class-gen.py copies into 50 submissions on 50 machines with their
+# values perturbed, plus hostile ones (malformed, forged, links, '..'
+# names, a gzip bomb) that must be left out, each with its reason.
+
+load helpers
+
+GOOD=50
+
+setup_file() {
+	[ -d "$ROOT/grading/classresults" ] || return 0	# the students' kit: see need_kit
+	cd "$BATS_FILE_TMPDIR" || return 1
+	mkdir -p kit/iolab-handin/data
+	local lab
+	for lab in 1 2 3 4 5; do
+		DATA=kit/iolab-handin/data SCRATCH=kit/scratch SCALE=tiny \
+			bash "$ROOT"/labs/"$lab"-*/lab"$lab".sh >/dev/null || return 1
+	done
+	cp -R "$ROOT/labs" kit/iolab-handin/	# the sources, packed along as make handin does
+	python3 "$ROOT/tests/class-gen.py" kit/iolab-handin subs -n "$GOOD" --hostile >expected.tsv || return 1
+	# the merge, as an instructor runs it, from the kit
+	(cd "$ROOT" && make -s class SUBMISSIONS="$BATS_FILE_TMPDIR/subs" CLASS="$BATS_FILE_TMPDIR/out") \
+		>merge.txt 2>&1
+	echo $? >merge.status
+}
+
+# need_kit: the instructor's kit; the students' has no grading/.
+need_kit() {
+	[ -d "$ROOT/grading/classresults" ] || skip "no grading/: this is the students' kit"
+}
+
+# subs FILE: the anonymous ids in the tidy CSV out/FILE, one a line.
+subs() {
+	tail -n +2 "$BATS_FILE_TMPDIR/out/$1" | cut -d, -f1 | sort -u
+}
+
+@test "class: make class exits 0 and says how many it merged" {
+	need_kit
+	cat "$BATS_FILE_TMPDIR/merge.txt"
+	[ "$(cat "$BATS_FILE_TMPDIR/merge.status")" -eq 0 ]
+	total=$(wc -l <"$BATS_FILE_TMPDIR/expected.tsv")
+	# the hostile ones that could not be read at all: their reason names no data file
+	whole=$(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -cv '^lab[0-9a-z-]*\.csv')
+	grep -qx "merged $((GOOD + total - whole)) of $((GOOD + total)) submissions (.* machines) into .* s; $whole left out entirely" \
+		"$BATS_FILE_TMPDIR/merge.txt"
+}
+
+@test "class: every hostile submission is left out, in one line naming it and saying why" {
+	need_kit
+	while IFS=$'\t' read -r name why; do
+		lines=$(grep -F "left out" "$BATS_FILE_TMPDIR/merge.txt" | grep -F " $name (sub ")
+		[ "$(grep -c . <<<"$lines")" -eq 1 ] || { echo "$name: $(grep -c . <<<"$lines") lines"; return 1; }
+		[[ $lines == *"$why"* ]] || { echo "$name: expected '$why' in: $lines"; return 1; }
+	done <"$BATS_FILE_TMPDIR/expected.tsv"
+	# and no generated good one
+	! grep -q "left out.* s[0-9]\{4\}\.tar\.gz" "$BATS_FILE_TMPDIR/merge.txt"
+	# nothing was written where the hostile names point
+	[ ! -e "$BATS_FILE_TMPDIR/evil" ] && [ ! -e "$BATS_FILE_TMPDIR/subs/evil" ]
+}
+
+@test "class: a tidy CSV per data file, every good submission in each, the left-out ones in none" {
+	need_kit
+	local f expected
+	for f in lab1.csv lab2.csv lab3.csv lab3-memcpy.csv lab4-writers.csv lab4-datagen.csv lab5.csv; do
+		# the good ones, and the hostile ones whose bad data are in another file
+		expected=$((GOOD + $(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep '^lab[0-9a-z-]*\.csv' | grep -cv "^$f[ :]")))
+		[ "$(subs "$f" | wc -l)" -eq "$expected" ] || { echo "$f: $(subs "$f" | wc -l) submissions, expected $expected"; return 1; }
+		head -1 "$BATS_FILE_TMPDIR/out/$f" | grep -q '^sub,machine,cpu,cores,kernel,scratch_fs,'
+	done
+	# one row per row of a submission: lab1.csv at tiny has 48
+	[ "$(tail -n +2 "$BATS_FILE_TMPDIR/out/lab1.csv" | wc -l)" -eq $((48 * $(subs lab1.csv | wc -l))) ]
+	# Lab 5's iodepth column, where a submission has one, and empty elsewhere
+	col=$(head -1 "$BATS_FILE_TMPDIR/out/lab5.csv" | tr , '\n' | grep -nx iodepth | cut -d: -f1)
+	[ "$(tail -n +2 "$BATS_FILE_TMPDIR/out/lab5.csv" | cut -d, -f"$col" | sort -u | tr '\n' ' ')" = " 1 16 2 32 4 8 " ]
+	# the left-out ones, by file, in left-out.csv
+	[ "$(grep -c ',lab5.csv,' "$BATS_FILE_TMPDIR/out/left-out.csv")" -eq \
+		"$(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -c '^lab5.csv[ :]')" ]
+}
+
+@test "class: ids are keyed hashes: no name or file name in the class's files; the same on a second run" {
+	need_kit
+	out=$BATS_FILE_TMPDIR/out
+	! grep -rIl -e 'hostile' -e 's00[0-9][0-9]' -e 'tar\.gz' -e 'iolab-handin' --exclude=.secret "$out"
+	[ -z "$(subs lab1.csv | grep -v '^[0-9a-f]\{12\}$')" ]
+	[ "$(stat -c %a "$out/.secret")" = 600 ]
+	# a second merge into the same CLASS keeps the ids; another CLASS has others
+	mkdir again
+	cp -R "$BATS_FILE_TMPDIR/subs/s0001.tar.gz" "$BATS_FILE_TMPDIR/subs/s0002.tar.gz" again/
+	mkdir same && cp "$out/.secret" same/
+	(cd "$ROOT" && python3 -m grading.classresults merge --out "$BATS_TEST_TMPDIR/same" "$BATS_TEST_TMPDIR/again" >/dev/null)
+	(cd "$ROOT" && python3 -m grading.classresults merge --out "$BATS_TEST_TMPDIR/other" "$BATS_TEST_TMPDIR/again" >/dev/null)
+	[ "$(tail -n +2 same/submissions.csv | cut -d, -f1 | sort | comm -12 - <(subs submissions.csv) | wc -l)" -eq 2 ]
+	[ "$(tail -n +2 other/submissions.csv | cut -d, -f1 | sort | comm -12 - <(subs submissions.csv) | wc -l)" -eq 0 ]
+}
+
+@test "class: a figure per lab, each caption with its submissions, machines and left-out count" {
+	need_kit
+	local fig file left
+	for fig in lab1-lost:lab1.csv lab2-fflush:lab2.csv lab3-threads:lab3.csv lab4-wall-cpu:lab4-writers.csv lab5-iops:lab5.csv; do
+		file=${fig#*:} fig=${fig%:*}
+		[ "$(head -c 4 "$BATS_FILE_TMPDIR/out/$fig.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+		[ "$(stat -c %s "$BATS_FILE_TMPDIR/out/$fig.png")" -gt 10000 ]
+		left=$(($(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -cv '^lab[0-9a-z-]*\.csv') +
+			$(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -c "^$file[ :]")))
+		grep -q "^drew .*/$fig.png: $(subs "$file" | wc -l) submissions on [0-9]* machines.*; $left left out " \
+			"$BATS_FILE_TMPDIR/merge.txt" || { echo "no caption for $fig with $left left out"; return 1; }
+	done
+}
+
+@test "class: the percentile lines of one student, and of one whose data were left out" {
+	need_kit
+	run bash -c "cd '$ROOT' && python3 -m grading.classresults percentile --class-data '$BATS_FILE_TMPDIR/out' '$BATS_FILE_TMPDIR/subs/s0007.tar.gz'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output =~ lab5:\ your\ 4K\ random\ read\ \(O_DIRECT\):\ [0-9.]+k?\ IOPS,\ class\ median\ [0-9.]+k?,\ [0-9]+(st|nd|rd|th)\ percentile\ of\ 5[0-9] ]]
+	[[ $output =~ lab2:\ your\ fflush\ before\ every\ unlock\ at\ K\ =\ 1:\ [0-9.]+x\ the\ time\ without ]]
+	# the percentile agrees with the class's values in submissions.csv
+	mine=$(python3 -c "
+import sys; sys.path.insert(0, '$ROOT')
+from grading.classresults import merge
+r = merge.process(('s', ('path', '$BATS_FILE_TMPDIR/subs/s0007.tar.gz'), '', b''))
+print(r['metrics']['lab5_rr4k_iops'])")
+	col=$(head -1 "$BATS_FILE_TMPDIR/out/submissions.csv" | tr , '\n' | grep -nx lab5_rr4k_iops | cut -d: -f1)
+	pct=$(tail -n +2 "$BATS_FILE_TMPDIR/out/submissions.csv" | cut -d, -f"$col" | grep . |
+		awk -v m="$mine" '{ n++; if ($1 < m) b++; else if ($1 == m) e++ } END { p = int(100 * (b + e / 2) / n + 0.5); print (p < 1 ? 1 : p > 99 ? 99 : p) }')
+	[[ $output =~ \ $pct(st|nd|rd|th)\ percentile ]] || { echo "expected the ${pct}th percentile"; return 1; }
+
+	run bash -c "cd '$ROOT' && python3 -m grading.classresults percentile --class-data '$BATS_FILE_TMPDIR/out' '$BATS_FILE_TMPDIR/subs/hostile-nan.tar.gz'"
+	[ "$status" -eq 0 ]
+	[[ $output == *"lab5: your data/lab5.csv was left out of the class figures: lab5.csv line 2: wall_s 'nan' is not a number"* ]]
+	[[ $output != *"4K random read"* ]]
+}
+
+@test "class: Gradescope's download-all zip, read in place: one command, the figures" {
+	need_kit
+	python3 "$ROOT/tests/class-gen.py" "$BATS_FILE_TMPDIR/kit/iolab-handin" gs -n 10 --seed 7 --zip
+	run bash -c "cd '$ROOT' && make -s class SUBMISSIONS='$BATS_TEST_TMPDIR/gs/export.zip' CLASS='$BATS_TEST_TMPDIR/gsout'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"merged 10 of 11 submissions"* ]]
+	[[ $output == *"left out submission_9999 (sub "*"): submission: data/lab1.csv is a link or special file"* ]]
+	[ "$(tail -n +2 gsout/lab1.csv | cut -d, -f1 | sort -u | wc -l)" -eq 10 ]
+	for fig in lab1-lost lab2-fflush lab3-threads lab4-wall-cpu lab5-iops; do [ -s "gsout/$fig.png" ]; done
+	! grep -rIl -e 'submission_' -e 'A Student' --exclude=.secret gsout
+}
+
+@test "class: usage errors: no SUBMISSIONS, CLASS inside SUBMISSIONS, a bad -j" {
+	need_kit
+	run make -s -C "$ROOT" class
+	[ "$status" -ne 0 ]
+	[[ $output == *"make class SUBMISSIONS=DIR"* ]]
+	mkdir subs && cp "$BATS_FILE_TMPDIR/subs/s0001.tar.gz" subs/
+	run bash -c "cd '$ROOT' && python3 -m grading.classresults merge --out '$BATS_TEST_TMPDIR/subs/class' '$BATS_TEST_TMPDIR/subs'"
+	usage_fails
+	[[ ${lines[0]} == *"--out: "*"is inside SUBMISSIONS"* ]]
+	[ ! -e subs/class ]
+	run bash -c "cd '$ROOT' && python3 -m grading.classresults merge -j zero subs"
+	usage_fails
+	[[ ${lines[0]} == *"-j: 'zero' is not a count"* ]]
+	run bash -c "cd '$ROOT' && python3 -m grading.classresults --help"
+	[ "$status" -eq 0 ] && [[ ${lines[0]} == usage:* ]]
+}
+
+@test "class: the unit tests of grading/classresults (python3 -m unittest)" {
+	need_kit
+	run bash -c "cd '$ROOT' && python3 -m unittest tests/test_classresults.py"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *OK* ]]
+}
