@@ -31,9 +31,11 @@ def inside(path, folder):
 
 
 def main(argv):
-    if not argv or argv[0] in ("-h", "--help"):
+    if not argv:
+        usage_error("merge or percentile?")
+    if argv[0] in ("-h", "--help"):
         print(USAGE)
-        return 0 if argv else 2
+        return 0
     command, args = argv[0], argv[1:]
     options, rest = {}, []
     while args:

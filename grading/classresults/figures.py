@@ -107,14 +107,18 @@ def cores_group(cores):
 
 def lab3(out, counts):
     groups = ["1-2", "3-4", "5-8", "9+"]
-    # labels hold no comma: the .dat files are CSV
-    categories(out, "lab3-speedup",
-               lambda r: f"{r['threads']} threads / {cores_group(r['cores'])} cores", "speedup",
-               order=lambda c: (int(c.split()[0]), groups.index(c.split(" / ")[1].split()[0])))
-    categories(out, "lab3-touch", lambda r: r["cpu"], "s_per_gib", top=TOP_CPUS,
-               other="other CPUs")
-    return [caption(counts, "lab3-speedup", "lab3.csv"),
-            caption(counts, "lab3-touch", "lab3.csv")]
+    captions = ["", ""]		# an empty caption: that panel has no data, and is not drawn
+    if counts["drawn"]["lab3-speedup"]:
+        # labels hold no comma: the .dat files are CSV
+        categories(out, "lab3-speedup",
+                   lambda r: f"{r['threads']} threads / {cores_group(r['cores'])} cores", "speedup",
+                   order=lambda c: (int(c.split()[0]), groups.index(c.split(" / ")[1].split()[0])))
+        captions[0] = caption(counts, "lab3-speedup", "lab3.csv")
+    if counts["drawn"]["lab3-touch"]:
+        categories(out, "lab3-touch", lambda r: r["cpu"], "s_per_gib", top=TOP_CPUS,
+                   other="other CPUs")
+        captions[1] = caption(counts, "lab3-touch", "lab3.csv")
+    return captions
 
 
 def lab4(out, counts):
@@ -122,19 +126,22 @@ def lab4(out, counts):
 
 
 def lab5(out, counts):
-    categories(out, "lab5-iops", lambda r: r["scratch_fs"], "iops", top=TOP_FS,
-               other="other file systems")
-    has_depth = bool(counts["drawn"]["lab5-depth"])
-    if has_depth:
+    captions = ["", ""]
+    if counts["drawn"]["lab5-iops"]:
+        categories(out, "lab5-iops", lambda r: r["scratch_fs"], "iops", top=TOP_FS,
+                   other="other file systems")
+        captions[0] = caption(counts, "lab5-iops", "lab5.csv")
+    if counts["drawn"]["lab5-depth"]:
         categories(out, "lab5-depth", lambda r: r["iodepth"], "iops", order=lambda d: int(d))
-    return [caption(counts, "lab5-iops", "lab5.csv"),
-            caption(counts, "lab5-depth", "lab5.csv") if has_depth else ""]
+        captions[1] = caption(counts, "lab5-depth", "lab5.csv")
+    return captions
 
 
-# (figure, the input that must have points, prepare)
-FIGURES = [("lab1-lost", "lab1-lost", lab1), ("lab2-fflush", "lab2-fflush", lab2),
-           ("lab3-threads", "lab3-speedup", lab3), ("lab4-wall-cpu", "lab4-wallcpu", lab4),
-           ("lab5-iops", "lab5-iops", lab5)]
+# (figure, its inputs: drawn when one has points, prepare: the captions)
+FIGURES = [("lab1-lost", ["lab1-lost"], lab1), ("lab2-fflush", ["lab2-fflush"], lab2),
+           ("lab3-threads", ["lab3-speedup", "lab3-touch"], lab3),
+           ("lab4-wall-cpu", ["lab4-wallcpu"], lab4),
+           ("lab5-iops", ["lab5-iops", "lab5-depth"], lab5)]
 
 
 def draw(out, counts, log=print):
@@ -144,7 +151,7 @@ def draw(out, counts, log=print):
     drawn = []
     for fig, needs, prepare in FIGURES:
         png = os.path.join(out, fig + ".png")
-        if not counts["drawn"][needs]:
+        if not any(counts["drawn"][n] for n in needs):
             log(f"no figure {fig}.png: no submission has its data")
             if os.path.exists(png):
                 os.unlink(png)
@@ -157,5 +164,5 @@ def draw(out, counts, log=print):
             raise OSError(f"gnuplot failed on {fig}.gp: {run.stderr.strip()[-400:]}")
         os.replace(tmp, png)
         drawn.append(png)
-        log(f"drew {png}: {captions[0]}")
+        log(f"drew {png}: {' / '.join(c for c in captions if c)}")
     return drawn

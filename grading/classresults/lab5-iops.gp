@@ -2,24 +2,22 @@
 # (median of each submission's trials) by the file system of its scratch
 # directory; beside it, when the lab has a queue depth (an iodepth column),
 # IOPS against the depth.
-#   gnuplot -c lab5-iops.gp OUT.png CAPTION [CAPTION_DEPTH]   (in CLASS/plot)
+#   gnuplot -c lab5-iops.gp OUT.png CAPTION CAPTION_DEPTH   (in CLASS/plot)
+# An empty caption: that panel has no data, and is left out.
 set terminal pngcairo size 1400,700 font 'sans,10' noenhanced
 set output ARG1
 set datafile separator ','
 set datafile columnheaders
-depth = ARGC >= 3 && strlen(ARG3) > 0
-
-if (depth) {
-	set multiplot layout 1,2 title "Lab 5, the class: 4 KiB random reads, O_DIRECT" margins 0.07, 0.98, 0.2, 0.9 spacing 0.1
-} else {
-	set multiplot layout 1,1 title "Lab 5, the class: 4 KiB random reads, O_DIRECT" margins 0.08, 0.97, 0.2, 0.9
-}
+fs = strlen(ARG2) > 0
+depth = strlen(ARG3) > 0
+set multiplot layout 1,(fs + depth) title "Lab 5, the class: 4 KiB random reads, O_DIRECT" margins 0.07, 0.98, 0.2, 0.9 spacing 0.1
 set logscale y
 set format y '%g'
 set grid ytics
 set boxwidth 0.5 absolute
 set key top right
 
+if (fs) {
 stats 'lab5-iops-boxes.dat' using 'x' nooutput
 set xrange [0.4:STATS_max + 0.6]
 set title "IOPS by the scratch directory's file system"
@@ -29,6 +27,7 @@ plot 'lab5-iops-boxes.dat' using 'x':'q1':'min':'max':'q3':xtic(sprintf("%s (%d)
 	with candlesticks whiskerbars lw 1.5 lc rgb '#1f77b4' title 'quartiles, min to max', \
      '' using 'x':'median':'median':'median':'median' with candlesticks lw 3 lc rgb 'black' title 'median', \
      'lab5-iops-points.dat' using 'x':'value' with points pt 7 ps 0.4 lc rgb '#d62728' title 'each submission'
+}
 
 if (depth) {
 	unset label 1
@@ -36,7 +35,7 @@ if (depth) {
 	set xrange [0.4:STATS_max + 0.6]
 	set title "IOPS by queue depth"
 	set xlabel "requests in flight (submissions drawn)"
-	set label 2 ARG3 at screen 0.77, screen 0.03 center font ',9'
+	set label 2 ARG3 at screen (fs ? 0.77 : 0.5), screen 0.03 center font ',9'
 	plot 'lab5-depth-boxes.dat' using 'x':'q1':'min':'max':'q3':xtic(sprintf("%s (%d)", strcol('label'), column('n'))) \
 		with candlesticks whiskerbars lw 1.5 lc rgb '#1f77b4' title 'quartiles, min to max', \
 	     '' using 'x':'median':'median':'median':'median' with candlesticks lw 3 lc rgb 'black' title 'median', \

@@ -140,6 +140,13 @@ def process(job):
               "left": {}, "metrics": {}, "points": {}}
     try:
         files = load(name, source)
+    except reader.Rejected as e:
+        result["reject"] = str(e)
+        return result
+    except Exception as e:	# whatever else hostile input provokes: this one is out, the class goes on
+        result["reject"] = f"could not be read ({type(e).__name__}: {reader.one_line(e)})"
+        return result
+    try:
         if "machine.txt" not in files:
             raise reader.Rejected("no data/machine.txt: the figures need the machine")
         m = read_machine(files["machine.txt"])

@@ -9,6 +9,7 @@ the merge would leave out are said to be left out instead of placed.
 
 import csv
 import os
+import statistics
 
 from . import merge, spec
 
@@ -70,8 +71,7 @@ def percentile_lines(class_dir, submission):
         if mine is None or len(theirs) < MIN_CLASS:
             continue
         p = min(99, max(1, round(percentile(mine, theirs))))
-        median = sorted(theirs)[len(theirs) // 2] if len(theirs) % 2 else \
-            sum(sorted(theirs)[len(theirs) // 2 - 1:len(theirs) // 2 + 1]) / 2
+        median = statistics.median(theirs)
         lines.append(f"lab{lab}: your {what}: {show(mine, form)}{unit}, class median "
                      f"{show(median, form)}, {ordinal(p)} percentile of {len(theirs)}")
     return lines
