@@ -125,7 +125,6 @@ handin:
 # starter kit has no grading/, and so neither target.
 DIST ?= dist
 INSTRUCTOR := $(wildcard grading/starter.sh)
-#
 # Class results: SUBMISSIONS=DIR (a folder of handins, or Gradescope's
 # "download all submissions" zip) merged into CLASS (default class/): a
 # tidy CSV per data file, anonymous ids, a figure per lab, left-out
@@ -139,7 +138,7 @@ autograder:
 class:
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make class: say where the submissions are: make class SUBMISSIONS=DIR (or the Gradescope zip) [CLASS=OUT]" >&2; exit 2; fi
 	@bash common/deps.sh gnuplot
-	@python3 -m grading.classresults merge --out "$(CLASS)" "$(SUBMISSIONS)"
+	@python3 -B -m grading.classresults merge --out "$(CLASS)" "$(SUBMISSIONS)"
 else
 starter autograder class:
 	@echo "make $@: this is the students' kit; $@ is made from the instructor's kit" >&2; exit 2

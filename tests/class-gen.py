@@ -25,7 +25,6 @@ fifth, the data files uploaded one by one).
 
 import argparse
 import csv
-import gzip
 import io
 import math
 import os

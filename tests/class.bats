@@ -51,12 +51,13 @@ subs() {
 @test "class: every hostile submission is left out, in one line naming it and saying why" {
 	need_kit
 	while IFS=$'\t' read -r name why; do
-		lines=$(grep -F "left out" "$BATS_FILE_TMPDIR/merge.txt" | grep -F " $name (sub ")
-		[ "$(grep -c . <<<"$lines")" -eq 1 ] || { echo "$name: $(grep -c . <<<"$lines") lines"; return 1; }
-		[[ $lines == *"$why"* ]] || { echo "$name: expected '$why' in: $lines"; return 1; }
+		said=$(grep -F "left out" "$BATS_FILE_TMPDIR/merge.txt" | grep -F " $name (sub ")
+		[ "$(grep -c . <<<"$said")" -eq 1 ] || { echo "$name: $(grep -c . <<<"$said") lines"; return 1; }
+		[[ $said == *"$why"* ]] || { echo "$name: expected '$why' in: $said"; return 1; }
 	done <"$BATS_FILE_TMPDIR/expected.tsv"
 	# and no generated good one
-	! grep -q "left out.* s[0-9]\{4\}\.tar\.gz" "$BATS_FILE_TMPDIR/merge.txt"
+	run grep "left out.* s[0-9]\{4\}\.tar\.gz" "$BATS_FILE_TMPDIR/merge.txt"
+	[ "$status" -eq 1 ]
 	# nothing was written where the hostile names point
 	[ ! -e "$BATS_FILE_TMPDIR/evil" ] && [ ! -e "$BATS_FILE_TMPDIR/subs/evil" ]
 }
@@ -66,7 +67,7 @@ subs() {
 	local f expected
 	for f in lab1.csv lab2.csv lab3.csv lab3-memcpy.csv lab4-writers.csv lab4-datagen.csv lab5.csv; do
 		# the good ones, and the hostile ones whose bad data are in another file
-		expected=$((GOOD + $(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep '^lab[0-9a-z-]*\.csv' | grep -cv "^$f[ :]")))
+		expected=$((GOOD + $(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep '^lab[0-9a-z-]*\.csv' | grep -cv "^${f}[ :]")))
 		[ "$(subs "$f" | wc -l)" -eq "$expected" ] || { echo "$f: $(subs "$f" | wc -l) submissions, expected $expected"; return 1; }
 		head -1 "$BATS_FILE_TMPDIR/out/$f" | grep -q '^sub,machine,cpu,cores,kernel,scratch_fs,'
 	done
@@ -83,15 +84,16 @@ subs() {
 @test "class: ids are keyed hashes: no name or file name in the class's files; the same on a second run" {
 	need_kit
 	out=$BATS_FILE_TMPDIR/out
-	! grep -rIl -e 'hostile' -e 's00[0-9][0-9]' -e 'tar\.gz' -e 'iolab-handin' --exclude=.secret "$out"
+	run grep -rIl -e 'hostile' -e 's00[0-9][0-9]' -e 'tar\.gz' -e 'iolab-handin' --exclude=.secret "$out"
+	[ "$status" -eq 1 ] || { echo "names in: $output"; return 1; }
 	[ -z "$(subs lab1.csv | grep -v '^[0-9a-f]\{12\}$')" ]
 	[ "$(stat -c %a "$out/.secret")" = 600 ]
 	# a second merge into the same CLASS keeps the ids; another CLASS has others
 	mkdir again
 	cp -R "$BATS_FILE_TMPDIR/subs/s0001.tar.gz" "$BATS_FILE_TMPDIR/subs/s0002.tar.gz" again/
 	mkdir same && cp "$out/.secret" same/
-	(cd "$ROOT" && python3 -m grading.classresults merge --out "$BATS_TEST_TMPDIR/same" "$BATS_TEST_TMPDIR/again" >/dev/null)
-	(cd "$ROOT" && python3 -m grading.classresults merge --out "$BATS_TEST_TMPDIR/other" "$BATS_TEST_TMPDIR/again" >/dev/null)
+	(cd "$ROOT" && python3 -B -m grading.classresults merge --out "$BATS_TEST_TMPDIR/same" "$BATS_TEST_TMPDIR/again" >/dev/null)
+	(cd "$ROOT" && python3 -B -m grading.classresults merge --out "$BATS_TEST_TMPDIR/other" "$BATS_TEST_TMPDIR/again" >/dev/null)
 	[ "$(tail -n +2 same/submissions.csv | cut -d, -f1 | sort | comm -12 - <(subs submissions.csv) | wc -l)" -eq 2 ]
 	[ "$(tail -n +2 other/submissions.csv | cut -d, -f1 | sort | comm -12 - <(subs submissions.csv) | wc -l)" -eq 0 ]
 }
@@ -104,7 +106,7 @@ subs() {
 		[ "$(head -c 4 "$BATS_FILE_TMPDIR/out/$fig.png" | od -An -c | tr -d ' ')" = '211PNG' ]
 		[ "$(stat -c %s "$BATS_FILE_TMPDIR/out/$fig.png")" -gt 10000 ]
 		left=$(($(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -cv '^lab[0-9a-z-]*\.csv') +
-			$(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -c "^$file[ :]")))
+			$(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -c "^${file}[ :]")))
 		grep -q "^drew .*/$fig.png: $(subs "$file" | wc -l) submissions on [0-9]* machines.*; $left left out " \
 			"$BATS_FILE_TMPDIR/merge.txt" || { echo "no caption for $fig with $left left out"; return 1; }
 	done
@@ -112,7 +114,7 @@ subs() {
 
 @test "class: the percentile lines of one student, and of one whose data were left out" {
 	need_kit
-	run bash -c "cd '$ROOT' && python3 -m grading.classresults percentile --class-data '$BATS_FILE_TMPDIR/out' '$BATS_FILE_TMPDIR/subs/s0007.tar.gz'"
+	run bash -c "cd '$ROOT' && python3 -B -m grading.classresults percentile --class-data '$BATS_FILE_TMPDIR/out' '$BATS_FILE_TMPDIR/subs/s0007.tar.gz'"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output =~ lab5:\ your\ 4K\ random\ read\ \(O_DIRECT\):\ [0-9.]+k?\ IOPS,\ class\ median\ [0-9.]+k?,\ [0-9]+(st|nd|rd|th)\ percentile\ of\ 5[0-9] ]]
@@ -128,7 +130,7 @@ print(r['metrics']['lab5_rr4k_iops'])")
 		awk -v m="$mine" '{ n++; if ($1 < m) b++; else if ($1 == m) e++ } END { p = int(100 * (b + e / 2) / n + 0.5); print (p < 1 ? 1 : p > 99 ? 99 : p) }')
 	[[ $output =~ \ $pct(st|nd|rd|th)\ percentile ]] || { echo "expected the ${pct}th percentile"; return 1; }
 
-	run bash -c "cd '$ROOT' && python3 -m grading.classresults percentile --class-data '$BATS_FILE_TMPDIR/out' '$BATS_FILE_TMPDIR/subs/hostile-nan.tar.gz'"
+	run bash -c "cd '$ROOT' && python3 -B -m grading.classresults percentile --class-data '$BATS_FILE_TMPDIR/out' '$BATS_FILE_TMPDIR/subs/hostile-nan.tar.gz'"
 	[ "$status" -eq 0 ]
 	[[ $output == *"lab5: your data/lab5.csv was left out of the class figures: lab5.csv line 2: wall_s 'nan' is not a number"* ]]
 	[[ $output != *"4K random read"* ]]
@@ -144,7 +146,8 @@ print(r['metrics']['lab5_rr4k_iops'])")
 	[[ $output == *"left out submission_9999 (sub "*"): submission: data/lab1.csv is a link or special file"* ]]
 	[ "$(tail -n +2 gsout/lab1.csv | cut -d, -f1 | sort -u | wc -l)" -eq 10 ]
 	for fig in lab1-lost lab2-fflush lab3-threads lab4-wall-cpu lab5-iops; do [ -s "gsout/$fig.png" ]; done
-	! grep -rIl -e 'submission_' -e 'A Student' --exclude=.secret gsout
+	run grep -rIl -e 'submission_' -e 'A Student' --exclude=.secret gsout
+	[ "$status" -eq 1 ] || { echo "names in: $output"; return 1; }
 }
 
 @test "class: usage errors: no SUBMISSIONS, CLASS inside SUBMISSIONS, a bad -j" {
@@ -153,20 +156,20 @@ print(r['metrics']['lab5_rr4k_iops'])")
 	[ "$status" -ne 0 ]
 	[[ $output == *"make class SUBMISSIONS=DIR"* ]]
 	mkdir subs && cp "$BATS_FILE_TMPDIR/subs/s0001.tar.gz" subs/
-	run bash -c "cd '$ROOT' && python3 -m grading.classresults merge --out '$BATS_TEST_TMPDIR/subs/class' '$BATS_TEST_TMPDIR/subs'"
+	run bash -c "cd '$ROOT' && python3 -B -m grading.classresults merge --out '$BATS_TEST_TMPDIR/subs/class' '$BATS_TEST_TMPDIR/subs'"
 	usage_fails
 	[[ ${lines[0]} == *"--out: "*"is inside SUBMISSIONS"* ]]
 	[ ! -e subs/class ]
-	run bash -c "cd '$ROOT' && python3 -m grading.classresults merge -j zero subs"
+	run bash -c "cd '$ROOT' && python3 -B -m grading.classresults merge -j zero subs"
 	usage_fails
 	[[ ${lines[0]} == *"-j: 'zero' is not a count"* ]]
-	run bash -c "cd '$ROOT' && python3 -m grading.classresults --help"
+	run bash -c "cd '$ROOT' && python3 -B -m grading.classresults --help"
 	[ "$status" -eq 0 ] && [[ ${lines[0]} == usage:* ]]
 }
 
-@test "class: the unit tests of grading/classresults (python3 -m unittest)" {
+@test "class: the unit tests of grading/classresults (tests/unit/test_classresults.py)" {
 	need_kit
-	run bash -c "cd '$ROOT' && python3 -m unittest tests/test_classresults.py"
+	run python3 -I -B "$ROOT/tests/unit/test_classresults.py" -v
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *OK* ]]

@@ -1,8 +1,8 @@
 """Unit tests of grading/classresults: strict values, the tar, folder and zip
 readers against crafted hostile input, the checks of a lab's data, the ids,
-and the percentile lines. Run from the kit's root (tests/class.bats does):
+and the percentile lines (run by tests/class.bats):
 
-    python3 -m unittest tests/test_classresults.py
+    python3 -I -B tests/unit/test_classresults.py -v
 """
 
 import gzip
@@ -12,9 +12,12 @@ import stat
 import tarfile
 import tempfile
 import unittest
+import sys
 import zipfile
 
-from grading.classresults import merge, reader, spec, standing, values
+# the kit's root, where grading/ is
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from grading.classresults import merge, reader, spec, standing, values  # noqa: E402
 from grading.classresults.values import Bad
 
 WANTED = merge.WANTED
