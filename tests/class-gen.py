@@ -163,23 +163,29 @@ def perturb(template, rng, m, variant):
 
     header, rows = read_csv(os.path.join(template, "lab5.csv"))
     device = FS_SPEED[m.fs] * math.exp(rng.gauss(0, 0.5))
-    if variant % 2 == 1:		# the queue-depth sweep that issue 16 adds
-        header = header[:10] + ["iodepth"] + header[10:]
-        for r in rows:
-            r["iodepth"] = "1"
-        base = [r for r in rows if r["experiment"] == "random-read" and r["series"] == "direct"
-                and r["io_bytes"] == "4096"]
-        for depth in (2, 4, 8, 16, 32):
-            gain = min(depth, 8) ** 0.8
-            rows += [dict(r, experiment="qdepth", series=f"depth-{depth}", iodepth=str(depth),
-                          wall_s=str(float(r["wall_s"]) / gain)) for r in base]
-    for r in rows:
+
+    def timed(r):
         f = speed * noise(rng) / (device if r["direct"] == "1" or r["cold"] == "1" else 1)
         wall = float(r["wall_s"]) * f
         r["wall_s"] = f"{wall:.9f}"
         r["iops"] = f"{int(r['ios']) / wall:g}"
         r["mib_s"] = f"{int(r['bytes']) / 1048576 / wall:g}"
         r["bytes_per_ns"] = f"{int(r['bytes']) / wall / 1e9:.9g}"
+
+    if variant % 2 == 1:		# the queue-depth file that issue 16 adds
+        base = [r for r in rows if r["experiment"] == "random-read" and r["series"] == "direct"
+                and r["io_bytes"] == "4096"]
+        depth = []
+        for d in (1, 2, 4, 8, 16, 32):
+            depth += [dict(r, experiment="depth", series="io_uring", iodepth=str(d), jobs="1",
+                           wall_s=str(float(r["wall_s"]) / min(d, 8) ** 0.8)) for r in base]
+        depth += [dict(r, experiment="threads", series="pread", iodepth="1", jobs="2",
+                       wall_s=str(float(r["wall_s"]) / 1.6)) for r in base]
+        for r in depth:
+            timed(r)
+        data["lab5-depth.csv"] = write_csv(header + ["iodepth", "jobs", "max_in_flight"], depth)
+    for r in rows:
+        timed(r)
     data["lab5.csv"] = write_csv(header, rows)
     return data
 

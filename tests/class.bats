@@ -73,9 +73,10 @@ subs() {
 	done
 	# one row per row of a submission: lab1.csv at tiny has 48
 	[ "$(tail -n +2 "$BATS_FILE_TMPDIR/out/lab1.csv" | wc -l)" -eq $((48 * $(subs lab1.csv | wc -l))) ]
-	# Lab 5's iodepth column, where a submission has one, and empty elsewhere
-	col=$(head -1 "$BATS_FILE_TMPDIR/out/lab5.csv" | tr , '\n' | grep -nx iodepth | cut -d: -f1)
-	[ "$(tail -n +2 "$BATS_FILE_TMPDIR/out/lab5.csv" | cut -d, -f"$col" | sort -u | tr '\n' ' ')" = " 1 16 2 32 4 8 " ]
+	# lab5-depth.csv, from every other generated submission
+	[ "$(subs lab5-depth.csv | wc -l)" -eq $((GOOD / 2)) ]
+	col=$(head -1 "$BATS_FILE_TMPDIR/out/lab5-depth.csv" | tr , '\n' | grep -nx iodepth | cut -d: -f1)
+	[ "$(tail -n +2 "$BATS_FILE_TMPDIR/out/lab5-depth.csv" | cut -d, -f"$col" | sort -un | tr '\n' ' ')" = "1 2 4 8 16 32 " ]
 	# the left-out ones, by file, in left-out.csv
 	[ "$(grep -c ',lab5.csv,' "$BATS_FILE_TMPDIR/out/left-out.csv")" -eq \
 		"$(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -c '^lab5.csv[ :]')" ]

@@ -77,10 +77,9 @@ def caption(counts, fig, lab_file, extra=""):
     left = counts["left"][lab_file]
     missing = counts["missing"][lab_file]
     text = (f"{drawn} submission{'s' * (drawn != 1)} on {machines} "
-            f"machine{'s' * (machines != 1)}{extra}; {left} left out "
-            f"(data that do not hold together or could not be read)")
+            f"machine{'s' * (machines != 1)}{extra}; {left} left out (bad data or unreadable)")
     if missing:
-        text += f", {missing} without {lab_file}"
+        text += f"; {missing} without {lab_file}"
     return text
 
 
@@ -133,7 +132,7 @@ def lab5(out, counts):
         captions[0] = caption(counts, "lab5-iops", "lab5.csv")
     if counts["drawn"]["lab5-depth"]:
         categories(out, "lab5-depth", lambda r: r["iodepth"], "iops", order=lambda d: int(d))
-        captions[1] = caption(counts, "lab5-depth", "lab5.csv")
+        captions[1] = caption(counts, "lab5-depth", "lab5-depth.csv")
     return captions
 
 

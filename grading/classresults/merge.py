@@ -6,9 +6,9 @@ submission's data per worker, never the class's. What a figure draws is a
 few numbers per submission, appended to OUT/plot/*.csv as the merge goes.
 
 OUT, after a merge:
-  lab1.csv ... lab5.csv, lab3-memcpy.csv, lab4-*.csv  every row of every
-        submission whose file holds together: sub, machine, cpu, cores,
-        kernel, scratch_fs, then the lab's columns (spec.FILES)
+  lab1.csv, lab2.csv, ... (a file per data file of spec.FILES)  every row
+        of every submission whose file holds together: sub, machine, cpu,
+        cores, kernel, scratch_fs, then the lab's columns
   submissions.csv   a row per submission merged: its machine and its
         measures (spec.METRICS), what the percentile lines compare with
   left-out.csv      sub, file, reason: what was left out, and why
@@ -22,6 +22,7 @@ import hmac
 import multiprocessing
 import os
 import secrets
+import zipfile
 
 from . import reader, spec
 from .values import Bad, read_csv, read_machine
@@ -76,7 +77,6 @@ def printable(text):
 def find_submissions(path):
     """[(name, source)]: source is ('path', path) or ('zip', zip, [names])."""
     if os.path.isfile(path) and path.endswith(".zip"):
-        import zipfile
         try:
             with zipfile.ZipFile(path) as zf:
                 groups = reader.zip_submissions(zf)
@@ -107,7 +107,6 @@ _zips = {}
 def _zip_entries(zip_path, folder):
     """A folder's entries of a class zip; each worker opens the zip once."""
     if zip_path not in _zips:
-        import zipfile
         with zipfile.ZipFile(zip_path) as zf:
             _zips.clear()
             _zips[zip_path] = reader.zip_submissions(zf)
