@@ -275,7 +275,7 @@ def grade_one(args):
             if failure:
                 for line in failure.splitlines()[-6:]:
                     print(f"    {line}")
-        report(records, modules, containment, args.json)
+        report(records, modules, containment, args.json, standing(args))
         return 0
     except unpack.Refused as e:
         return give_up(args, f"{clean(args.submission)}: {e}")
@@ -297,7 +297,19 @@ def give_up(args, message):
     return 1
 
 
-def report(records, modules, containment, json_path):
+def standing(args):
+    """Where the submission's measurements stand in the class (--class-data,
+    from a `make class` of the same class), as lines for the report."""
+    if not args.class_data or args.submission is None:
+        return []
+    from classresults import percentile_lines
+    try:
+        return [clean(line) for line in percentile_lines(args.class_data, args.submission)]
+    except OSError as e:
+        return [f"class results: {args.class_data}: {clean(str(e))}"]
+
+
+def report(records, modules, containment, json_path, class_lines=()):
     print()
     total = maximum = 0
     for lab in dict.fromkeys(r["lab"] for r in records):
@@ -308,13 +320,20 @@ def report(records, modules, containment, json_path):
     questions = {q: p for m in modules.values() for q, p in m.QUESTIONS.items()}
     print(f"Written answers ({len(questions)} questions, {sum(questions.values())} points) "
           "are graded by hand with the rubric in handout.md.")
+    if class_lines:
+        print("Your measurements in the class:")
+        for line in class_lines:
+            print(f"  {line}")
     print(f"Containment: {containment}")
     print(f"Score: {total}/{maximum}")
     if json_path:
         tests = [dict(name=r["name"], score=r["score"], max_score=r["points"],
                       status="passed" if r["score"] == r["points"] else "failed",
                       output=r["output"], visibility="visible") for r in records]
-        write_json(json_path, total, f"Score: {total}/{maximum}. Containment: {containment}", tests)
+        output = f"Score: {total}/{maximum}. Containment: {containment}"
+        if class_lines:
+            output += "\n\nYour measurements in the class:\n" + "\n".join(class_lines)
+        write_json(json_path, total, output, tests)
 
 
 def write_json(path, score, output, tests):
@@ -336,6 +355,8 @@ def batch(args):
     if os.geteuid() == 0:
         protect(args.batch, "the submissions")
     out = args.out or "grades"
+    if os.path.realpath(out).startswith(os.path.realpath(args.batch) + os.sep):
+        usage_error(f"--out: {out} is inside {args.batch}: the grades go elsewhere")
     os.makedirs(out, mode=0o700, exist_ok=True)
     names = [os.path.basename(s).removesuffix(".tar.gz") for s in subs]
 
@@ -344,6 +365,8 @@ def batch(args):
         if args.labs:
             cmd += ["--labs", ",".join(map(str, args.labs))]
         cmd += [f"--{o}" for o in ("no-bwrap", "unsafe-no-sandbox") if getattr(args, o.replace("-", "_"))]
+        if args.class_data:
+            cmd += ["--class-data", os.path.abspath(args.class_data)]
         with open(os.path.join(out, name + ".txt"), "wb") as log:
             subprocess.run(cmd + [sub], stdout=log, stderr=subprocess.STDOUT)
         print(f"graded {clean(name)}: {last_line(os.path.join(out, name + '.txt'))}", flush=True)
@@ -393,6 +416,9 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--keep] [SUBMISSION]
               (default 2), each into OUT/NAME.txt and OUT/NAME.json, and
               write OUT/class.csv: a row per submission, a column per check
   --out DIR   where --batch writes (default ./grades; never inside DIR)
+  --class-data OUT
+              also place each submission's measurements in the class that
+              `make class SUBMISSIONS=DIR CLASS=OUT` merged (percentiles)
   --only TEXT grade only the checks whose name holds TEXT (and the builds)
   --repeat N  with --only: run those checks N times, each with new inputs
   --seed N    draw the random inputs from seed N (to reproduce a grading)
@@ -440,6 +466,7 @@ def main(argv):
     p.add_argument("--batch")
     p.add_argument("-j", dest="jobs", type=jobs, default=2)
     p.add_argument("--out")
+    p.add_argument("--class-data")
     p.add_argument("--only")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--seed", type=int)

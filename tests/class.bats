@@ -138,6 +138,15 @@ print(r['metrics']['lab5_rr4k_iops'])")
 	[[ $output != *"4K random read"* ]]
 }
 
+@test "class: grade.sh --class-data puts a student's place in the class into the report and results.json" {
+	run "$ROOT/grade.sh" --labs 5 --only answers --class-data "$BATS_FILE_TMPDIR/out" --json r.json \
+		"$BATS_FILE_TMPDIR/subs/s0007.tar.gz"
+	[ "$status" -eq 0 ]
+	[[ $output == *"Your measurements in the class:"*"4K random read"*"percentile of 5"* ]]
+	[[ $(tail -1 <<<"$output") == "Score: "* ]]
+	python3 -c "import json; r = json.load(open('r.json')); assert 'percentile of 5' in r['output'], r['output']"
+}
+
 @test "class: Gradescope's download-all zip, read in place: one command, the figures" {
 	need_kit
 	python3 "$ROOT/tests/class-gen.py" "$BATS_FILE_TMPDIR/kit/iolab-handin" gs -n 10 --seed 7 --zip
