@@ -97,9 +97,12 @@ plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh
 test: all
 	@bash tests/run.sh
 
+# Suites that test no program of the kit's: the sanitizer builds skip them.
+NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/class.bats tests/starter.bats
+
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
-	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's and the starter's (shell, no C of their own)"
-	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out tests/grade%.bats tests/starter.bats,$(wildcard tests/*.bats))
+	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results' and the starter's (Python and shell, no C of the kit's)"
+	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out $(NOT_KIT_C),$(wildcard tests/*.bats))
 	@if [ -n "$(THREADED)" ]; then echo "== ThreadSanitizer: $(THREADED)"; \
 	  BIN=bin-tsan bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(THREADED))); fi
 
