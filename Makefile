@@ -53,6 +53,9 @@ build:
 	@mkdir -p $@
 -include $(wildcard build/*.d)
 
+# iopattern --iodepth uses io_uring through liburing (Debian: liburing-dev).
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern: LDLIBS += -luring
+
 # Every lab runs, even after one has failed, then the figures and the
 # summary; the exit status says whether every lab finished. A lab that
 # exits 3 stopped at a program that is still to be written (not_written()
