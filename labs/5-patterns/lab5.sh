@@ -114,12 +114,17 @@ iodepth,jobs,max_in_flight,lat_mean_us,data_sum"
 FIELDS=1-
 in_flight=(--op read --pattern random -b 4K --file-size "$DEPTH_FILE" --total "$DEPTH_TOTAL" --direct --cold)
 # Where io_uring is refused (a container's seccomp filter, an old kernel),
-# iopattern says why; the depth curve is left out, and the lab says so.
-if probe=$("$BIN/iopattern" --op read --pattern seq -b 4K --file-size 4K -r 1 --iodepth 1 \
-	"$file" 2>&1 >/dev/null); then
+# iopattern says why and exits 1: the depth curve is left out, and the lab
+# says so. Any other failure (3: not written yet) stops the lab.
+probe=$("$BIN/iopattern" --op read --pattern seq -b 4K --file-size 4K -r 1 --iodepth 1 \
+	"$file" 2>&1 >/dev/null) && status=0 || status=$?
+if [ "$status" -eq 0 ]; then
 	curve depth io_uring "$DEPTHS" --iodepth "${in_flight[@]}"
-else
+elif [ "$status" -eq 1 ] && [[ $probe == *"needs io_uring"* ]]; then
 	echo "  depth         io_uring       left out: $probe"
+else
+	echo "$probe" >&2
+	exit "$status"
 fi
 curve threads pread "$THREADS" --jobs "${in_flight[@]}"
 csv_commit
