@@ -15,24 +15,25 @@ Each job is sized from a calibration: one time-based fio run of SECONDS,
 whose rate gives the bytes that take SECONDS; both tools then move those
 bytes, so every run lasts a second or more (SCALE=full: 4) and both make
 the same number of I/Os. The tools alternate, RUNS times each (default 5).
-Per run pair, the ratio iopattern / fio of throughput; printed: both medians,
-the ratio's geometric mean with its 95% interval (Student t on the log
-ratios) and whether it is within 10%. Then what each tool asked of the
+Printed: both tools' median throughput, the ratio of the medians
+iopattern / fio with its 95% interval (a seeded bootstrap: each tool's runs
+resampled, the ratio of the resampled medians, 2.5th and 97.5th
+percentiles) and whether it is within 10%. Then what each tool asked of the
 system: the device's reads and writes during the timed runs (the block
 layer's counters in /sys/dev/block/MAJ:MIN/stat: how many, how big; the
 file's fill or layout is included for both), CPU seconds, and the system
 calls of one more run of each under `strace -f -c`, so that a difference in
-what is measured cannot hide behind a ratio.
+what is measured cannot hide behind a ratio: a "differs:" line names every
+one of these that is more than 10% apart.
 """
 import json
-import math
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
 SCALE = os.environ.get("SCALE", "quick")
 BIN = os.environ.get("BIN", "bin")
 SCRATCH = os.environ.get("SCRATCH", "scratch")
@@ -138,14 +139,17 @@ def syscalls(trace):
     return calls
 
 
-def interval(ratios):
-    """Geometric mean of the ratios and its 95% interval (t on the logs)."""
-    logs = [math.log(r) for r in ratios]
-    mean = statistics.mean(logs)
-    if len(logs) < 2:
-        return math.exp(mean), math.nan, math.nan
-    half = T95[min(len(logs) - 1, len(T95)) - 1] * statistics.stdev(logs) / math.sqrt(len(logs))
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+def interval(ours, theirs, draws=2000):
+    """95% bootstrap interval of median(ours) / median(theirs)."""
+    rng = random.Random(1)	# the same resamples every time: a reproducible interval
+    ratios = sorted(statistics.median(rng.choices(ours, k=len(ours))) /
+                    statistics.median(rng.choices(theirs, k=len(theirs))) for _ in range(draws))
+    return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1]
+
+
+def apart(a, b):
+    """a and b more than 10% apart (either way)."""
+    return max(a, b) > 1.1 * min(a, b) if min(a, b) > 0 else a != b
 
 
 def device_line(deltas):
@@ -163,7 +167,7 @@ def device_line(deltas):
 def job(name, goal, iop_options, fio_options, tracing):
     io_bytes = size(fio_options.split("--bs=")[1].split()[0])
     total = calibrate(fio_options, io_bytes)
-    ours, theirs, ratios, cpu, dev = [], [], [], {"iopattern": [], "fio": []}, {"iopattern": [], "fio": []}
+    ours, theirs, cpu, dev = [], [], {"iopattern": [], "fio": []}, {"iopattern": [], "fio": []}
     for i in range(RUNS):
         # Who goes first alternates, so that neither always finds the disk busier.
         order = [("iopattern", iopattern, iop_options), ("fio", fio, fio_options)]
@@ -174,17 +178,26 @@ def job(name, goal, iop_options, fio_options, tracing):
             (ours if tool == "iopattern" else theirs).append(mib_s)
             cpu[tool].append(cpu_s)
             dev[tool].append([b - a for a, b in zip(before, after)] if before and after else None)
-        ratios.append(ours[-1] / theirs[-1])
-    mean, low, high = interval(ratios)
-    within = 0.9 <= mean <= 1.1
+    ratio = statistics.median(ours) / statistics.median(theirs)
+    low, high = interval(ours, theirs)
+    within = 0.9 <= ratio <= 1.1
     verdict = ("within 10%: " + ("yes" if within else "NO")) if goal else "(no goal)"
     print(f"{name:<34} {statistics.median(ours):9.1f} {statistics.median(theirs):9.1f}"
-          f"  {mean:5.3f} [{low:5.3f}, {high:5.3f}]  {verdict}")
+          f"  {ratio:5.3f} [{low:5.3f}, {high:5.3f}]  {verdict}")
     print(f"    {total >> 20} MiB a run ({total // io_bytes} I/Os); "
           f"MiB/s ranges {min(ours):.0f}-{max(ours):.0f} / {min(theirs):.0f}-{max(theirs):.0f}; "
           f"CPU s a run {statistics.median(cpu['iopattern']):.3f} / {statistics.median(cpu['fio']):.3f}")
     for tool in ("iopattern", "fio"):
         print(f"    device, {tool + ':':<10} {device_line(dev[tool])}")
+    # What differs by more than 10%: CPU, the device's work, the I/O calls.
+    differs = []
+    if apart(statistics.median(cpu["iopattern"]), statistics.median(cpu["fio"])):
+        differs.append("CPU seconds")
+    if None not in dev["iopattern"] + dev["fio"]:
+        for n, what in enumerate(("device reads", "sectors read", "device writes", "sectors written")):
+            a, b = (statistics.median(d[n] for d in dev[t]) for t in ("iopattern", "fio"))
+            if max(a, b) > 64 and apart(a, b):	# a few reads of metadata are not a difference
+                differs.append(f"{what} {a:.0f} / {b:.0f}")
     if tracing:
         with tempfile.TemporaryDirectory() as tmp:
             mine = syscalls(iopattern_trace(iop_options, total, tmp))
@@ -192,6 +205,11 @@ def job(name, goal, iop_options, fio_options, tracing):
         names = [c for c in IO_CALLS if mine.get(c, 0) + theirs_calls.get(c, 0) > 0]
         print("    system calls (strace -f -c, one run each; iopattern / fio): " +
               ", ".join(f"{c} {mine.get(c, 0)} / {theirs_calls.get(c, 0)}" for c in names))
+        # The calls that do the job's I/O (the fill's and layout's writes aside).
+        for c in ("pread64", "pwrite64", "io_uring_enter"):
+            if apart(mine.get(c, 0), theirs_calls.get(c, 0)):
+                differs.append(f"{c} {mine.get(c, 0)} / {theirs_calls.get(c, 0)}")
+    print("    differs: " + ("; ".join(differs) if differs else "nothing measured here"))
     return goal, within
 
 
