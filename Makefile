@@ -53,6 +53,14 @@ build:
 	@mkdir -p $@
 -include $(wildcard build/*.d)
 
+# iopattern --iodepth uses io_uring through liburing (Debian: liburing-dev),
+# installed first when it is missing and we can, as gnuplot is for the plots.
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern: LDLIBS += -luring
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern: | liburing
+.PHONY: liburing
+liburing:
+	@bash common/deps.sh liburing
+
 # Every lab runs, even after one has failed, then the figures and the
 # summary; the exit status says whether every lab finished. A lab that
 # exits 3 stopped at a program that is still to be written (not_written()
@@ -160,7 +168,7 @@ help:
 	@echo "make check      the test suite on sanitizer builds (ASan+UBSan; TSan for threaded programs)"
 	@echo "make bench      speed benchmarks, as ratios against a reference run alongside"
 	@echo "make validate   Lab 5: iopattern against fio on the same patterns (fio is optional)"
-	@echo "make deps       install gnuplot and bats (and say how on other systems)"
+	@echo "make deps       install gnuplot, bats and liburing (and say how on other systems)"
 	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
 ifneq ($(INSTRUCTOR),)

@@ -9,13 +9,23 @@
 # print the exact command and exit 1.
 set -euo pipefail
 
-# tool -> Debian/Ubuntu package, Fedora package, Homebrew formula
-declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace)
-declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace)
-declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)" [python3]=python3 [strace]="(not available)")
+# tool -> Debian/Ubuntu package, Fedora package, Homebrew formula. liburing
+# is a C library (iopattern --iodepth, Lab 5), not a command.
+declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-dev)
+declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-devel)
+declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)" [python3]=python3 [strace]="(not available)" [liburing]="(not available: Linux only)")
+
+# installed TOOL: the command is there, or for liburing, its header compiles.
+installed() {
+	if [ "$1" = liburing ]; then
+		printf '#include <liburing.h>\n' | "${CC:-cc}" -E -x c - >/dev/null 2>&1
+	else
+		command -v "$1" >/dev/null 2>&1
+	fi
+}
 
 if [ "${1:-}" = --install-all ]; then
-	set -- gnuplot bats
+	set -- gnuplot bats liburing
 	all=1
 fi
 [ $# -gt 0 ] || { echo "usage: deps.sh --install-all | TOOL..." >&2; exit 2; }
@@ -23,7 +33,7 @@ fi
 missing=()
 for tool in "$@"; do
 	[ -n "${APT[$tool]:-}" ] || { echo "deps.sh: unknown tool '$tool'" >&2; exit 2; }
-	command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+	installed "$tool" || missing+=("$tool")
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -51,8 +61,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ -n "${all:-}" ]; then
-	echo "gnuplot and bats are installed. On other systems:"
-	echo "  Fedora: sudo dnf install ${DNF[gnuplot]} ${DNF[bats]}"
-	echo "  macOS:  brew install ${BREW[gnuplot]} ${BREW[bats]}"
+	echo "gnuplot, bats and liburing are installed. On other systems:"
+	echo "  Fedora: sudo dnf install ${DNF[gnuplot]} ${DNF[bats]} ${DNF[liburing]}"
+	echo "  macOS:  brew install ${BREW[gnuplot]} ${BREW[bats]} (liburing and the labs need Linux)"
 	echo "Optional: fio (make validate, Lab 5) and bubblewrap (grade.sh containment)."
 fi

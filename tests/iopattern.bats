@@ -230,3 +230,105 @@ direct_works() {
 	[[ ${lines[0]} == *"unrecognized option '--bogus'"* ]]
 	[ ! -e f ]
 }
+
+# io_uring_works: iopattern --iodepth can set up io_uring here (a container's
+# seccomp filter may refuse it; the test after these shows what then happens).
+io_uring_works() {
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 4K -r 1 --iodepth 1 probe
+	if [ "$status" -eq 1 ] && [[ $output == *"needs io_uring"* ]]; then
+		return 1
+	fi
+	[ "$status" -eq 0 ] || { echo "probe: status $status: $output"; exit 1; }
+}
+
+# in_flight_run NAME OPTIONS...: 4 KiB random reads, 256 of them a trial, 2
+# trials, into NAME.csv.
+in_flight_run() {
+	local name=$1
+	shift
+	"$BIN/iopattern" --op read --pattern random -b 4K --file-size 256K --total 1M -r 2 \
+		--csv "$@" f >"$name.csv"
+}
+
+@test "--iodepth and --jobs: the bytes asked for, their columns, the same data as one at a time" {
+	io_uring_works || skip "io_uring is refused here: $output"
+	in_flight_run sync
+	in_flight_run depth1 --iodepth 1
+	in_flight_run depth8 --iodepth 8
+	in_flight_run jobs3 --jobs 3
+	[[ $(head -n 1 sync.csv) == *",ci95_bytes_per_ns,iodepth,jobs,max_in_flight,lat_mean_us,data_sum" ]]
+	for run in sync depth1 depth8 jobs3; do
+		[ "$(wc -l <$run.csv)" -eq 3 ]
+		[ "$(col ios $run.csv | sort -u)" = 256 ]
+		[ "$(col bytes $run.csv | sort -u)" = 1048576 ]
+		# Little's law inside the program: IOPS x mean latency is the number
+		# of I/Os in flight on average, at most the most in flight at once
+		# (io_uring) or the number of threads (each one's I/Os one by one).
+		awk -F, 'NR > 1 && !($17 > 0 && $28 > 0 && $17 * $28 / 1e6 <= ($25 ? $27 : $26) * 1.01) { exit 1 }' $run.csv
+	done
+	[ "$(col iodepth sync.csv | sort -u) $(col jobs sync.csv | sort -u)" = "0 1" ]
+	[ "$(col iodepth depth8.csv | sort -u) $(col jobs depth8.csv | sort -u)" = "8 1" ]
+	[ "$(col iodepth jobs3.csv | sort -u) $(col jobs jobs3.csv | sort -u)" = "0 3" ]
+	# The ring's first round submits 8 I/Os at once; one at a time, one.
+	[ "$(col max_in_flight sync.csv | sort -u)" = 1 ]
+	[ "$(col max_in_flight depth1.csv | sort -u)" = 1 ]
+	[ "$(col max_in_flight depth8.csv | sort -u)" = 8 ]
+	[ "$(col max_in_flight jobs3.csv | sort -u | awk '$1 < 1 || $1 > 3')" = "" ]
+	# The same offsets (same seed) read the same bytes, in whatever order;
+	# another seed reads others.
+	col data_sum sync.csv >want
+	for run in depth1 depth8 jobs3; do col data_sum $run.csv | diff want -; done
+	[ "$(sort -u want | wc -l)" -eq 2 ]	# trial 2 draws other offsets than trial 1
+	in_flight_run seed2 --iodepth 8 --seed 2
+	! col data_sum seed2.csv | diff -q want - >/dev/null
+	[ ! -e f ]
+}
+
+@test "--iodepth: writes, O_DIRECT and fsync at the end; more depth than I/Os" {
+	io_uring_works || skip "io_uring is refused here: $output"
+	run "$BIN/iopattern" --op write --pattern seq -b 4K --file-size 64K -r 2 --csv \
+		--iodepth 4 --sync end f
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "$(cut -d, -f8,12,25 <<<"${lines[1]}")" = "end,65536,4" ]
+	# 4 I/Os, a ring of 64: never more in flight than there are I/Os.
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --file-size 16K -r 1 --csv --iodepth 64 f
+	[ "$status" -eq 0 ]
+	[ "$(cut -d, -f27 <<<"${lines[1]}")" = 4 ]
+	direct_works || skip "this file system refuses O_DIRECT"
+	for op in read write; do
+		run "$BIN/iopattern" --op $op --pattern random -b 4K --file-size 1M -r 1 --csv \
+			--direct --iodepth 16 f
+		[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+		[ "$(cut -d, -f6,12,25,27 <<<"${lines[1]}")" = "1,1048576,16,16" ]
+	done
+}
+
+@test "io_uring refused (seccomp, as in a container): one line saying so, exit 1, no file" {
+	command -v python3 >/dev/null || skip "python3 (the seccomp filter's helper) is not installed"
+	for errno in ENOSYS EPERM; do
+		run python3 "$ROOT/tests/deny-io-uring.py" $errno "$BIN/iopattern" --op read \
+			--pattern seq -b 4K --file-size 64K --iodepth 4 f
+		[[ $output != "deny-io-uring.py: prctl"* ]] || skip "no seccomp filter here: $output"
+		[ "$status" -eq 1 ] || { echo "$errno: status $status: $output"; return 1; }
+		[ "${#lines[@]}" -eq 1 ]
+		[[ $output == "iopattern: --iodepth needs io_uring, which this system refuses (io_uring_setup: "* ]]
+		[ ! -e f ]
+	done
+	# The filter refuses io_uring and nothing else: without --iodepth, it runs.
+	run python3 "$ROOT/tests/deny-io-uring.py" ENOSYS "$BIN/iopattern" --op read \
+		--pattern seq -b 4K --file-size 64K -r 1 --jobs 2 f
+	[ "$status" -eq 0 ]
+}
+
+@test "--iodepth and --jobs: bad values, and the two together, are usage errors" {
+	for bad in "--iodepth 0" "--iodepth 257" "--iodepth x" "--jobs 0" "--jobs 65" \
+		"--iodepth 2 --jobs 2" "--iodepth 2 --op write --sync each" "-b 512M --jobs 3"; do
+		# shellcheck disable=SC2086 # the options are words
+		run "$BIN/iopattern" --op read --pattern seq -b 4K $bad f
+		usage_fails
+		[[ ${lines[0]} == "iopattern: "*-* ]]
+		[ ! -e f ]
+	done
+	run "$BIN/iopattern" --op read --pattern seq -b 4K --iodepth 2 --jobs 2 f
+	[ "${lines[0]}" = "iopattern: --iodepth and --jobs: one or the other (io_uring runs in one thread)" ]
+}

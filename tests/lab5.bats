@@ -8,6 +8,7 @@ load helpers
 		run bash "$ROOT/labs/5-patterns/lab5.sh"
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
 	[[ ${lines[0]} == "== Lab 5: access patterns (SCALE=tiny"* ]]
+	lab=$output last=${lines[-1]}
 	[[ $output == *"  read-size     cached         4K 64K 1M"* ]]
 	csv=data/lab5.csv
 	[ "$(head -n 1 $csv)" = "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns" ]
@@ -29,9 +30,23 @@ load helpers
 		[ "$(awk -F, '$2 == "cold" { print $22 }' $csv | sort -u)" = "0.0" ]
 	fi
 	[ -s data/machine.txt ]
+	# Several I/Os in flight: io_uring at depths 1, 4 and 32, 1 and 2 threads,
+	# 5 trials each, every column of iopattern's CSV.
+	csv=data/lab5-depth.csv
+	[ "$(head -n 1 $csv)" = "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns,iodepth,jobs,max_in_flight,lat_mean_us,data_sum" ]
+	[[ $lab == *"  depth         io_uring       1 4 32 ("* ]] || [[ $lab == *"  depth         io_uring       left out: iopattern: --iodepth needs io_uring"* ]]
+	[[ $lab == *"  threads       pread          1 2 ("* ]]
+	run awk -F, 'NR > 1 { print $1, $2, $27, $28, $3, $4, $5, $8, $14 }' $csv
+	want=$(for d in 1 4 32; do lines "depth io_uring $d 1 read random 4096 1 262144" 5; done
+		for j in 1 2; do lines "threads pread 0 $j read random 4096 1 262144" 5; done)
+	[ "$output" = "$want" ] || [ "$output" = "$(tail -n 10 <<<"$want")" ]
+	# Trial N of every point read the same offsets' data, whatever the depth.
+	[ "$(awk -F, 'NR > 1 { print $12, $31 }' $csv | sort -u | wc -l)" -eq 5 ]
+	# The table of medians ends the lab.
+	[[ $last == "  2 threads "* ]]
 	# No scratch file and no half-written CSV left behind.
 	[ -z "$(ls -A s)" ]
-	[ "$(ls data)" = "$(printf 'lab5.csv\nmachine.txt')" ]
+	[ "$(ls data)" = "$(printf 'lab5-depth.csv\nlab5.csv\nmachine.txt')" ]
 }
 
 @test "lab5.sh: a failing program leaves no CSV behind" {

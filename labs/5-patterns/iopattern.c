@@ -14,11 +14,18 @@
  * What the timing includes is up to the options: the page cache (warm, or
  * --cold), O_DIRECT (--direct) and fsync (--sync). Each trial says how much
  * of the file was in the page cache when it began.
+ *
+ * By default one pread/pwrite at a time, as most programs do I/O. Two ways
+ * to have several I/Os in flight at once: --iodepth N keeps N requests
+ * queued with io_uring (Linux 5.1+, through liburing) from one thread, and
+ * --jobs N shares the I/Os among N threads, each one pread/pwrite at a time.
  */
 #define _GNU_SOURCE	/* O_DIRECT, statx() and its STATX_DIOALIGN */
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <liburing.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -42,6 +49,10 @@ static const char usage[] =
 	"  -c, --cold                 drop the file's cached pages before each trial\n"
 	"  -S, --sync none|end|each   writes: no fsync (default), one fsync at the end\n"
 	"                             inside the timing, or one after every write\n"
+	"  -q, --iodepth N            io_uring: keep N I/Os in flight (1 to 256); the\n"
+	"                             program stops if the system refuses io_uring\n"
+	"  -j, --jobs N               N threads share the I/Os, each doing one\n"
+	"                             pread/pwrite at a time (default 1)\n"
 	"  -r, --trials N             how many trials (default 5)\n"
 	"      --seed N               seed of the random offsets (default 1)\n"
 	"      --csv                  one CSV row per trial instead of the table\n"
@@ -59,12 +70,15 @@ static const char *const sync_names[] = { "none", "end", "each", NULL };
 struct config {
 	int op, pattern, sync, direct, cold, csv, print_offsets;
 	uint64_t io, stride, file, total, ios, trials, seed;
+	uint64_t depth, jobs;	/* depth 0: no io_uring, one pread/pwrite at a time */
 	const char *path;
 };
 
 /* What one trial measured. */
 struct trial {
-	double wall_s, cpu_s, bytes_per_ns, mib_s, iops, p50_us, p99_us, cached_pct;
+	double wall_s, cpu_s, bytes_per_ns, mib_s, iops, p50_us, p99_us, mean_us, cached_pct;
+	unsigned most;		/* the most I/Os started and not yet seen complete */
+	uint64_t data_sum;	/* every I/O's head_word(), added up */
 };
 
 /* 4096 -> "4 KiB": sizes as people say them, into buf (at least 32 bytes). */
@@ -106,9 +120,8 @@ static void make_offsets(const struct config *c, struct rng *r, uint64_t *off)
  * One whole read or write at off. Like write_all(), but positioned:
  * pread/pwrite may move fewer bytes than asked (a signal), so carry on.
  */
-static void transfer(const struct config *c, int fd, char *buf, uint64_t off)
+static void transfer(const struct config *c, int fd, char *buf, uint64_t off, size_t left)
 {
-	size_t left = c->io;
 
 	while (left > 0) {
 		ssize_t done = c->op == READ ? pread(fd, buf, left, (off_t)off)
@@ -254,21 +267,191 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One timed trial. Each I/O's latency ends where the next one's begins. */
-static struct trial run_trial(const struct config *c, int fd, char *buf,
-			      const uint64_t *off, int64_t *lat)
+/*
+ * The first bytes of an I/O's data (up to 8) as a number. Added up over a
+ * trial, they depend only on which offsets were read, not on the order: the
+ * same for one I/O at a time, at any --iodepth and with any --jobs.
+ */
+static uint64_t head_word(const struct config *c, const char *buf)
 {
-	struct trial t;
-	int64_t cpu0 = process_cpu_ns(), start = now_ns(), prev = start;
+	uint64_t word = 0;
 
-	for (uint64_t i = 0; i < c->ios; i++) {
-		transfer(c, fd, buf, off[i]);
-		if (c->sync == SYNC_EACH && fsync(fd) != 0)
+	memcpy(&word, buf, c->io < sizeof word ? c->io : sizeof word);
+	return word;
+}
+
+/* How many I/Os are in a pread/pwrite now, and the most there were this trial. */
+static atomic_uint busy, most_busy;
+
+/* One thread's share of a trial: I/Os first .. end - 1, one at a time. */
+struct share {
+	const struct config *c;
+	int fd;
+	char *buf;
+	const uint64_t *off;
+	int64_t *lat;
+	uint64_t first, end, sum;
+	pthread_t thread;
+};
+
+/* Synchronous I/O. Each I/O's latency ends where the next one's begins. */
+static void *run_share(void *arg)
+{
+	struct share *s = arg;
+	const struct config *c = s->c;
+	int64_t prev = now_ns();
+	uint64_t sum = 0;	/* here, not in *s: the shares sit side by side */
+
+	for (uint64_t i = s->first; i < s->end; i++) {
+		unsigned now_busy = atomic_fetch_add(&busy, 1) + 1;
+		unsigned most = atomic_load(&most_busy);
+
+		while (now_busy > most && !atomic_compare_exchange_weak(&most_busy, &most, now_busy))
+			;	/* most is reloaded by the failed exchange */
+		transfer(c, s->fd, s->buf, s->off[i], c->io);
+		atomic_fetch_sub(&busy, 1);
+		if (c->sync == SYNC_EACH && fsync(s->fd) != 0)
 			die_errno(c->path);
+		sum += head_word(c, s->buf);
 		int64_t now = now_ns();
-		lat[i] = now - prev;
+		s->lat[i] = now - prev;
 		prev = now;
 	}
+	s->sum = sum;
+	return NULL;
+}
+
+/*
+ * --jobs: the I/Os cut into c->jobs consecutive shares, one per thread, each
+ * with its own buffer; the main thread does the first share itself (so one
+ * job starts no thread at all). Returns the data sum; sets *most.
+ */
+static uint64_t run_jobs(const struct config *c, int fd, char **bufs, const uint64_t *off,
+			 int64_t *lat, unsigned *most)
+{
+	struct share *s = xmalloc(c->jobs * sizeof *s);
+	uint64_t sum = 0;
+	int err;
+
+	atomic_store(&most_busy, 0);
+	for (uint64_t j = 0; j < c->jobs; j++) {
+		s[j] = (struct share){ .c = c, .fd = fd, .buf = bufs[j], .off = off, .lat = lat,
+				       .first = c->ios * j / c->jobs,
+				       .end = c->ios * (j + 1) / c->jobs };
+		if (j > 0 && (err = pthread_create(&s[j].thread, NULL, run_share, &s[j])) != 0)
+			die("pthread_create: %s", strerror(err));
+	}
+	run_share(&s[0]);
+	for (uint64_t j = 0; j < c->jobs; j++) {
+		if (j > 0 && (err = pthread_join(s[j].thread, NULL)) != 0)
+			die("pthread_join: %s", strerror(err));
+		sum += s[j].sum;
+	}
+	*most = atomic_load(&most_busy);
+	free(s);
+	return sum;
+}
+
+/*
+ * --iodepth: io_uring, from this one thread. The ring has c->depth slots,
+ * each with its own buffer. Every free slot takes the next I/O; they are all
+ * submitted in one system call, which also waits for the first completion;
+ * every completion then seen frees its slot for the next round. An I/O's
+ * latency runs from its submission to the moment its completion is seen.
+ * Returns the data sum; sets *most.
+ */
+static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, char **bufs,
+			 const uint64_t *off, int64_t *lat, unsigned *most)
+{
+	uint64_t *slot_io = xmalloc(c->depth * sizeof *slot_io);	/* which I/O a slot holds */
+	int64_t *slot_start = xmalloc(c->depth * sizeof *slot_start);
+	uint64_t next = 0, done = 0, sum = 0;
+	unsigned in_flight = 0;
+	int err;
+
+	*most = 0;
+	/* BEGIN SOLUTION */
+	unsigned *idle = xmalloc(c->depth * sizeof *idle), n_idle = 0;
+
+	for (unsigned i = 0; i < c->depth; i++)
+		idle[n_idle++] = i;
+	while (done < c->ios) {
+		int64_t now = now_ns();
+
+		for (; n_idle > 0 && next < c->ios; next++, in_flight++) {
+			unsigned slot = idle[--n_idle];
+			/* Never NULL: the ring has c->depth entries, at most that many in use. */
+			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+			if (c->op == READ)
+				io_uring_prep_read(sqe, fd, bufs[slot], (unsigned)c->io, off[next]);
+			else
+				io_uring_prep_write(sqe, fd, bufs[slot], (unsigned)c->io, off[next]);
+			io_uring_sqe_set_data64(sqe, slot);
+			slot_io[slot] = next;
+			slot_start[slot] = now;
+		}
+		if (in_flight > *most)
+			*most = in_flight;
+		do	/* liburing returns -errno; an interrupted call submitted nothing */
+			err = io_uring_submit_and_wait(ring, 1);
+		while (err == -EINTR);
+		if (err < 0) {
+			errno = -err;
+			die_errno(c->path);
+		}
+		now = now_ns();
+		struct io_uring_cqe *cqe;
+		unsigned head, seen = 0;
+
+		io_uring_for_each_cqe(ring, head, cqe) {
+			unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
+			uint64_t i = slot_io[slot];
+
+			if (cqe->res < 0) {
+				errno = -cqe->res;
+				die_errno(c->path);
+			}
+			/* A short transfer (a signal, the end of the file): finish it here. */
+			if ((uint64_t)cqe->res < c->io)
+				transfer(c, fd, bufs[slot] + cqe->res, off[i] + (uint64_t)cqe->res,
+					 c->io - (uint64_t)cqe->res);
+			lat[i] = now - slot_start[slot];
+			sum += head_word(c, bufs[slot]);
+			idle[n_idle++] = slot;
+			seen++;
+		}
+		io_uring_cq_advance(ring, seen);
+		in_flight -= seen;
+		done += seen;
+	}
+	free(idle);
+	/* END SOLUTION */
+	/* STUB
+	// TODO: keep up to c->depth I/Os in flight, as the comment above says:
+	// slot s uses bufs[s]; io_uring_get_sqe, io_uring_prep_read or _write,
+	// io_uring_sqe_set_data64(sqe, s), io_uring_submit_and_wait(ring, 1),
+	// io_uring_for_each_cqe and io_uring_cq_advance (man 7 io_uring). For
+	// every I/O i: lat[i], and sum += head_word(c, buffer); *most = the most
+	// I/Os in flight at once.
+	(void)ring, (void)fd, (void)bufs, (void)off, (void)lat, (void)next, (void)done;
+	(void)in_flight, (void)err, (void)slot_io, (void)slot_start;
+	not_written("run_ring(): the io_uring loop of --iodepth");
+	*/
+	free(slot_io);
+	free(slot_start);
+	return sum;
+}
+
+/* One timed trial: one I/O at a time, --jobs threads or --iodepth with io_uring. */
+static struct trial run_trial(const struct config *c, struct io_uring *ring, int fd,
+			      char **bufs, const uint64_t *off, int64_t *lat)
+{
+	struct trial t = { 0 };
+	int64_t cpu0 = process_cpu_ns(), start = now_ns(), sum = 0;
+
+	t.data_sum = c->depth > 0 ? run_ring(c, ring, fd, bufs, off, lat, &t.most)
+				  : run_jobs(c, fd, bufs, off, lat, &t.most);
 	if (c->sync == SYNC_END && fsync(fd) != 0)
 		die_errno(c->path);
 	int64_t wall = now_ns() - start;
@@ -278,6 +461,9 @@ static struct trial run_trial(const struct config *c, int fd, char *buf,
 	t.bytes_per_ns = (double)c->total / (double)(wall > 0 ? wall : 1);
 	t.mib_s = (double)c->total / (1 << 20) / t.wall_s;
 	t.iops = (double)c->ios / t.wall_s;
+	for (uint64_t i = 0; i < c->ios; i++)
+		sum += lat[i];
+	t.mean_us = (double)sum / (double)c->ios / 1000;
 	qsort(lat, c->ios, sizeof *lat, cmp_i64);
 	t.p50_us = (double)percentile(lat, c->ios, 50) / 1000;
 	t.p99_us = (double)percentile(lat, c->ios, 99) / 1000;
@@ -288,16 +474,18 @@ static void print_csv(const struct config *c, const struct trial *t, struct summ
 {
 	puts("op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,"
 	     "bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,"
-	     "median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns");
+	     "median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns,"
+	     "iodepth,jobs,max_in_flight,lat_mean_us,data_sum");
 	for (uint64_t i = 0; i < c->trials; i++)
 		printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%d,%s,%" PRIu64 ",%" PRIu64
 		       ",%" PRIu64 ",%" PRIu64 ",%.9f,%.9f,%.9g,%.6g,%.6g,%.3f,%.3f,%.1f,"
-		       "%.9g,%.9g,%.9g,%.9g\n",
+		       "%.9g,%.9g,%.9g,%.9g,%" PRIu64 ",%" PRIu64 ",%u,%.3f,%" PRIu64 "\n",
 		       op_names[c->op], pattern_names[c->pattern], c->io,
 		       c->pattern == RANDOM ? 0 : c->stride, c->file, c->direct, c->cold,
 		       sync_names[c->sync], c->seed, i + 1, c->ios, c->total, t[i].wall_s,
 		       t[i].cpu_s, t[i].bytes_per_ns, t[i].mib_s, t[i].iops, t[i].p50_us,
-		       t[i].p99_us, t[i].cached_pct, s.median, s.mean, s.stddev, s.ci95);
+		       t[i].p99_us, t[i].cached_pct, s.median, s.mean, s.stddev, s.ci95, c->depth,
+		       c->jobs, t[i].most, t[i].mean_us, t[i].data_sum);
 }
 
 /* One line of the summary: s scaled by unit (a rate in another unit is proportional). */
@@ -323,6 +511,13 @@ static void print_table(const struct config *c, const struct trial *t, struct su
 	printf(", %s, fsync: %s, seed %" PRIu64 ", %s\n",
 	       c->cold ? "cold: cached pages dropped before each trial" : "warm cache",
 	       sync_names[c->sync], c->seed, c->path);
+	if (c->depth > 0)
+		printf("io_uring, up to %" PRIu64 " I/Os in flight", c->depth);
+	else if (c->jobs > 1)
+		printf("pread/pwrite, one at a time in each of %" PRIu64 " threads", c->jobs);
+	else
+		printf("pread/pwrite, one at a time");
+	printf(" (the most in flight at once: %u in trial 1)\n", t[0].most);
 	printf("%5s %10s %10s %9s %10s %10s %9s %9s %7s\n", "trial", "wall_s", "cpu_s",
 	       "bytes/ns", "MiB/s", "IOPS", "p50_us", "p99_us", "cached");
 	for (uint64_t i = 0; i < c->trials; i++)
@@ -350,6 +545,8 @@ static void configure(int argc, char **argv, struct config *c)
 		{ "direct", no_argument, NULL, 'd' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "sync", required_argument, NULL, 'S' },
+		{ "iodepth", required_argument, NULL, 'q' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "trials", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "csv", no_argument, NULL, 'C' },
@@ -360,8 +557,8 @@ static void configure(int argc, char **argv, struct config *c)
 	const uint64_t max_size = (uint64_t)1 << 40, max_ios = 1 << 22;
 	int opt;
 
-	*c = (struct config){ .op = -1, .pattern = -1, .trials = 5, .seed = 1 };
-	while ((opt = getopt_long(argc, argv, "o:p:b:s:f:t:dcS:r:h", options, NULL)) != -1) {
+	*c = (struct config){ .op = -1, .pattern = -1, .trials = 5, .seed = 1, .jobs = 1 };
+	while ((opt = getopt_long(argc, argv, "o:p:b:s:f:t:dcS:q:j:r:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o': c->op = parse_choice("--op", optarg, op_names); break;
 		case 'p': c->pattern = parse_choice("--pattern", optarg, pattern_names); break;
@@ -372,6 +569,8 @@ static void configure(int argc, char **argv, struct config *c)
 		case 'd': c->direct = 1; break;
 		case 'c': c->cold = 1; break;
 		case 'S': c->sync = parse_choice("--sync", optarg, sync_names); break;
+		case 'q': c->depth = parse_count("--iodepth", optarg, 1, 256); break;
+		case 'j': c->jobs = parse_count("--jobs", optarg, 1, 64); break;
 		case 'r': c->trials = parse_count("-r", optarg, 1, 1000); break;
 		case 'e': c->seed = parse_count("--seed", optarg, 0, UINT64_MAX); break;
 		case 'C': c->csv = 1; break;
@@ -387,6 +586,13 @@ static void configure(int argc, char **argv, struct config *c)
 	c->path = argv[optind];
 	if (c->op == READ && c->sync != SYNC_NONE)
 		usage_error("--sync: reads have nothing to fsync; use it with --op write");
+	if (c->depth > 0 && c->jobs > 1)
+		usage_error("--iodepth and --jobs: one or the other (io_uring runs in one thread)");
+	if (c->depth > 0 && c->sync == SYNC_EACH)
+		usage_error("--sync each: an fsync after every write waits for it; not with --iodepth");
+	if ((c->depth > c->jobs ? c->depth : c->jobs) * c->io > (uint64_t)1 << 30)
+		usage_error("-b: %" PRIu64 " bytes for each of %" PRIu64 " buffers is over 1 GiB",
+			    c->io, c->depth > c->jobs ? c->depth : c->jobs);
 	if (c->pattern != STRIDE && c->stride != 0)
 		usage_error("--stride: only with --pattern stride");
 	if (c->pattern == STRIDE && c->stride == 0)
@@ -427,8 +633,8 @@ int main(int argc, char **argv)
 {
 	struct config c;
 	struct rng rng, data;	/* the offsets' generator (--seed), the bytes' */
+	struct io_uring ring;
 	uint32_t align = 0, mem_align = 0;
-	void *buf;
 	int fd, iofd, err, warned = 0;
 
 	iolab_init(argv[0], usage);
@@ -447,6 +653,12 @@ int main(int argc, char **argv)
 	int64_t *lat = xmalloc(c.ios * sizeof *lat);
 	struct trial *t = xmalloc(c.trials * sizeof *t);
 
+	/* Before the file: where io_uring is refused (a kernel before 5.1, a
+	 * sysctl, a container's seccomp filter), say so and stop, never fall
+	 * back to something else under the same name. */
+	if (c.depth > 0 && (err = io_uring_queue_init((unsigned)c.depth, &ring, 0)) != 0)
+		die("--iodepth needs io_uring, which this system refuses (io_uring_setup: %s); "
+		    "without --iodepth, I/O is one pread/pwrite at a time", strerror(-err));
 	cleanup_init();
 	fd = create_file(&c);
 	if (c.direct) {
@@ -476,11 +688,16 @@ int main(int argc, char **argv)
 		if (iofd < 0)
 			die_errno(c.path);
 	}
-	/* Page-aligned, which also satisfies every O_DIRECT memory alignment seen. */
-	err = posix_memalign(&buf, mem_align > 4096 ? mem_align : 4096, c.io);
-	if (err != 0)
-		die("out of memory (%" PRIu64 " bytes)", c.io);
-	random_bytes(&data, buf, c.io);
+	/* A buffer for each thread or io_uring slot. Page-aligned, which also
+	 * satisfies every O_DIRECT memory alignment seen. */
+	uint64_t nbufs = c.depth > c.jobs ? c.depth : c.jobs;
+	char **bufs = xmalloc(nbufs * sizeof *bufs);
+	for (uint64_t i = 0; i < nbufs; i++) {
+		err = posix_memalign((void **)&bufs[i], mem_align > 4096 ? mem_align : 4096, c.io);
+		if (err != 0)
+			die("out of memory (%" PRIu64 " bytes)", c.io);
+		random_bytes(&data, bufs[i], c.io);
+	}
 
 	for (uint64_t i = 0; i < c.trials; i++) {
 		make_offsets(&c, &rng, off);	/* outside the timing */
@@ -491,7 +708,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: warning: --cold: %.1f%% of %s is still in the page "
 				"cache after posix_fadvise(DONTNEED) (a tmpfs keeps files only "
 				"there); see the cached_pct column\n", iolab_prog, cached, c.path);
-		t[i] = run_trial(&c, iofd, buf, off, lat);
+		t[i] = run_trial(&c, &ring, iofd, bufs, off, lat);
 		t[i].cached_pct = cached;
 	}
 
@@ -508,9 +725,13 @@ int main(int argc, char **argv)
 		die_errno("stdout");
 	if ((iofd != fd && close(iofd) != 0) || close(fd) != 0)
 		die_errno(c.path);
+	if (c.depth > 0)
+		io_uring_queue_exit(&ring);
 	free(x);
 	free(scratch);
-	free(buf);
+	for (uint64_t i = 0; i < nbufs; i++)
+		free(bufs[i]);
+	free(bufs);
 	free(t);
 	free(lat);
 	free(off);

@@ -9,17 +9,26 @@
 #   direct      O_DIRECT (--direct --cold): no page cache at all
 #   fsync-end   writes: buffered, --cold, one fsync inside the timing
 #   fsync-each  writes: an fsync after every write, what the source timed
+# Then several I/Os in flight, into data/lab5-depth.csv: 4 KiB random
+# O_DIRECT reads with io_uring at queue depths 1..64 (experiment depth) and
+# with 1..8 threads of pread (experiment threads). A table of medians ends
+# the lab.
 source "$(dirname "$0")/../../common/lab.sh"
 lab_begin "Lab 5: access patterns" iopattern
 
 TRIALS=5
+# Queue depth and threads: 4 KiB random O_DIRECT reads, TOTAL bytes a trial
+DEPTHS=$(by_scale "1 4 32" "1 2 4 8 16 32 64" "1 2 4 8 16 32 64")
+THREADS=$(by_scale "1 2" "1 2 4 8" "1 2 4 8")
+DEPTH_FILE=$(by_scale 1M 64M 1G)
+DEPTH_TOTAL=$(by_scale 256K 8M 256M)
 SIZES=$(by_scale "4K 64K 1M" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M 128M")
-FILE=$(by_scale 1M 32M 1G)	# the file of the size and random experiments
+FILE=$(by_scale 1M 16M 1G)	# the file of the size and random experiments
 # fsync after every small write is slow: a smaller file, and sizes that fit it
 EACH_SIZES=$(by_scale "4K 64K" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M")
 EACH_FILE=$(by_scale 256K 4M 64M)
 # stride: I/O sizes, and strides from the I/O size up, over one pass of the file
-STRIDE_FILE=$(by_scale 1M 32M 1G)
+STRIDE_FILE=$(by_scale 1M 16M 1G)
 STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M")
 STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M 8M" "128K 512K 2M 8M 32M 128M")
 
@@ -28,12 +37,15 @@ seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,
 median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns"
 file=$(scratch_file lab5.dat)
 rm -f "$file"	# left by a killed run: iopattern refuses to reuse a file
+# The six experiments are one I/O at a time in one thread: data/lab5.csv
+# keeps iopattern's first 24 columns, without iodepth, jobs and the rest.
+FIELDS=1-24
 
 # point EXPERIMENT SERIES IOPATTERN-OPTIONS...: one point's trials into the CSV.
 point() {
 	local experiment=$1 series=$2 out
 	shift 2
-	out=$("$BIN/iopattern" --csv -r "$TRIALS" "$@" "$file")
+	out=$("$BIN/iopattern" --csv -r "$TRIALS" "$@" "$file" | cut -d, -f"$FIELDS")
 	[ "experiment,series,$(head -n 1 <<<"$out")" = "$CSV_HEADER" ] ||
 		{ echo "lab5: iopattern's CSV header is not the one expected" >&2; exit 1; }
 	while IFS= read -r row; do
@@ -42,16 +54,16 @@ point() {
 }
 
 # curve EXPERIMENT SERIES VALUES OPTION OPTIONS...: one point per value of
-# OPTION (-b or --stride), with one line of progress.
+# OPTION (-b, --stride, --iodepth or --jobs), with one line of progress.
 curve() {
-	local experiment=$1 series=$2 values=$3 option=$4 v
+	local experiment=$1 series=$2 values=$3 option=$4 v start=$SECONDS
 	shift 4
 	printf '  %-13s %-14s' "$experiment" "$series"
 	for v in $values; do
 		printf ' %s' "$v"
 		point "$experiment" "$series" "$option" "$v" "$@"
 	done
-	echo
+	echo " ($((SECONDS - start)) s)"
 }
 
 read_size=(--op read --pattern seq --file-size "$FILE")
@@ -93,3 +105,27 @@ curve random-write fsync-each "$EACH_SIZES" -b --op write --pattern random \
 	--file-size "$EACH_FILE" --sync each
 
 csv_commit
+
+# Several I/Os in flight: every column of iopattern's CSV.
+csv_open "$DATA/lab5-depth.csv" "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,\
+seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
+median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns,\
+iodepth,jobs,max_in_flight,lat_mean_us,data_sum"
+FIELDS=1-
+in_flight=(--op read --pattern random -b 4K --file-size "$DEPTH_FILE" --total "$DEPTH_TOTAL" --direct --cold)
+# Where io_uring is refused (a container's seccomp filter, an old kernel),
+# iopattern says why and exits 1: the depth curve is left out, and the lab
+# says so. Any other failure (3: not written yet) stops the lab.
+probe=$("$BIN/iopattern" --op read --pattern seq -b 4K --file-size 4K -r 1 --iodepth 1 \
+	"$file" 2>&1 >/dev/null) && status=0 || status=$?
+if [ "$status" -eq 0 ]; then
+	curve depth io_uring "$DEPTHS" --iodepth "${in_flight[@]}"
+elif [ "$status" -eq 1 ] && [[ $probe == *"needs io_uring"* ]]; then
+	echo "  depth         io_uring       left out: $probe"
+else
+	echo "$probe" >&2
+	exit "$status"
+fi
+curve threads pread "$THREADS" --jobs "${in_flight[@]}"
+csv_commit
+python3 labs/5-patterns/medians.py "$DATA/lab5.csv" "$DATA/lab5-depth.csv"
