@@ -17,7 +17,9 @@ export SCALE SCRATCH
 
 SOURCES  := $(sort $(wildcard labs/*/*.c))
 PROGRAMS := $(notdir $(SOURCES:.c=))
-LABS     := $(sort $(notdir $(basename $(wildcard labs/*/lab[0-9].sh))))
+# lab1 ... lab5, one per labs/*/labN.sh. (LABS is not used here: it is the
+# student's list of labs for make handin, LABS=1,2.)
+LAB_TARGETS := $(sort $(notdir $(basename $(wildcard labs/*/lab[0-9].sh))))
 FIGURES  := $(patsubst %.gp,%.png,$(wildcard plot/*.gp))
 # Programs that start threads are also tested under ThreadSanitizer.
 THREADED := $(notdir $(basename $(shell grep -l pthread_create $(SOURCES) /dev/null)))
@@ -28,7 +30,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LABS) plot test check bench validate deps handin starter autograder class clean help
+.PHONY: all labs $(LAB_TARGETS) plot test check bench validate deps handin starter autograder class clean help
 .DELETE_ON_ERROR:
 
 all: $(addprefix bin/,$(PROGRAMS)) build/test-common
@@ -68,7 +70,7 @@ liburing:
 # solution markers are the reference's, where it only appears in stubs).
 labs: all
 	@failed= unwritten=; \
-	for lab in $(LABS); do \
+	for lab in $(LAB_TARGETS); do \
 	  bash labs/*/$$lab.sh; status=$$?; \
 	  if [ $$status -eq 3 ]; then unwritten="$$unwritten $$lab"; \
 	  elif [ $$status -ne 0 ]; then failed="$$failed $$lab"; fi; \
@@ -86,7 +88,7 @@ labs: all
 	[ -z "$$failed" ] || echo "  failed:$$failed (see its output above)"; \
 	exit 1
 
-$(LABS): all
+$(LAB_TARGETS): all
 	@bash labs/*/$@.sh
 	@$(MAKE) --no-print-directory plot
 
@@ -125,7 +127,8 @@ validate: all
 deps:
 	@bash common/deps.sh --install-all
 
-# LABS=1,2 packs only those labs.
+# LABS=1,2, in the environment or on the command line (make exports both),
+# packs only those labs and writes the list into the handin as labs.txt.
 handin:
 	@bash common/handin.sh
 
@@ -162,7 +165,7 @@ clean:
 help:
 	@echo "make            build every program into bin/"
 	@echo "make labs       run every lab (SCALE=$(SCALE)), write data/, draw plot/, print a summary"
-	@echo "make labN       run one lab: $(LABS)"
+	@echo "make labN       run one lab: $(LAB_TARGETS)"
 	@echo "make plot       draw plot/*.png from data/ (PREVIEW=1: also as text in the terminal)"
 	@echo "make test       run the test suite"
 	@echo "make check      the test suite on sanitizer builds (ASan+UBSan; TSan for threaded programs)"

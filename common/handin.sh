@@ -3,10 +3,19 @@
 # and the machine description, the figures and answers.md, into
 # iolab-handin.tar.gz. Refuses, listing what is missing, when a piece is
 # absent.  LABS=1,2 packs only those labs (default: every lab).
+#
+# The tarball holds one directory, iolab-handin/, and at its top labs.txt:
+# the labs handed in, one line of lab numbers in increasing order joined by
+# commas, no spaces ("1,2\n"; every lab when LABS is not set). The grader
+# grades those labs, and counts only their checks and questions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-labs=${LABS:-$(ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | tr '\n' ',')}
+all=$(ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | sort -n | paste -sd, -)
+labs=${LABS:-$all}
+[[ $labs =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+	{ echo "handin: LABS='$labs' is not a list of lab numbers like 1,2 (labs: $all)" >&2; exit 2; }
+labs=$(tr , '\n' <<<"$labs" | sort -nu | paste -sd, -)
 out=iolab-handin.tar.gz
 files=() missing=()
 
@@ -17,7 +26,7 @@ need() {
 need data/machine.txt
 need answers.md
 for lab in ${labs//,/ }; do
-	dir=$(ls -d labs/"$lab"-* 2>/dev/null) || { echo "handin: there is no lab $lab" >&2; exit 2; }
+	dir=$(ls -d labs/"$lab"-* 2>/dev/null) || { echo "handin: LABS=$labs: there is no lab $lab (labs: $all)" >&2; exit 2; }
 	for src in "$dir"/*.c "$dir"/*.sh; do
 		[ -e "$src" ] && files+=("$src")
 	done
@@ -41,10 +50,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	exit 1
 fi
 
-# One top directory, files in a stable order, no owner names.
+# One top directory, files in a stable order, no owner names; labs.txt,
+# written in a directory of its own, goes in first.
 tmp="$out.tmp"
-trap 'rm -f "$tmp"' EXIT
+stage=$(mktemp -d)
+trap 'rm -rf "$tmp" "$stage"' EXIT
+echo "$labs" >"$stage/labs.txt"
 printf '%s\n' "${files[@]}" | sort -u |
-	tar -czf "$tmp" --owner=0 --group=0 --numeric-owner --transform 's|^|iolab-handin/|' -T -
+	tar -czf "$tmp" --owner=0 --group=0 --numeric-owner --transform 's|^|iolab-handin/|' \
+		-C "$stage" labs.txt -C "$PWD" -T -
 mv "$tmp" "$out"
-echo "wrote $out ($(printf '%s\n' "${files[@]}" | sort -u | wc -l) files): hand this file in."
+echo "wrote $out (labs $labs, $(printf '%s\n' "${files[@]}" | sort -u | wc -l) files and labs.txt): hand this file in."

@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# make handin (common/handin.sh): which labs it packs, from LABS in the
+# environment or on make's command line, and labs.txt, the list it writes
+# into the handin for the grader. The labs are not run: each test packs a
+# copy of the kit whose results, figures and answers are placeholder files.
+
+load helpers
+
+# kit: a copy of the kit in ./kit with every lab's results and figures
+# (placeholders: handin only checks that they are there) and answers.md.
+kit() {
+	mkdir -p kit/data kit/plot kit/tests
+	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" kit/
+	cp -R "$ROOT/tests/unit" kit/tests/
+	cp "$ROOT"/plot/*.gp kit/plot/
+	echo "cpu: placeholder" >kit/data/machine.txt
+	local gp csv lab
+	for gp in kit/plot/*.gp; do
+		echo png >"${gp%.gp}.png"
+		for csv in $(grep -o "data/lab[0-9][A-Za-z0-9_-]*\.csv" "$gp"); do
+			echo "a,b" >"kit/$csv"
+		done
+	done
+	for lab in $(ls -d kit/labs/[0-9]-* | sed 's|.*/\([0-9]\)-.*|\1|'); do
+		printf '## Q%s.1\nan answer\n' "$lab" >>kit/answers.md
+	done
+}
+
+# packed: the files in kit/iolab-handin.tar.gz, one a line.
+packed() {
+	tar -tzf kit/iolab-handin.tar.gz
+}
+
+@test "handin: LABS=1,2 in the environment packs labs 1 and 2 and labs.txt holding 1,2" {
+	kit
+	LABS=1,2 run make -s -C kit handin
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"wrote iolab-handin.tar.gz (labs 1,2, "* ]]
+	[ "$(tar -xzOf kit/iolab-handin.tar.gz iolab-handin/labs.txt)" = "1,2" ]
+	packed | grep -qx iolab-handin/labs/1-interleave/launch.c
+	packed | grep -qx iolab-handin/labs/2-locking/lockbench.c
+	! packed | grep -q '^iolab-handin/labs/[3-9]'
+	! packed | grep -q '^iolab-handin/plot/lab[3-9]'
+	packed | grep -qx iolab-handin/answers.md
+	# labs.txt is written only into the tarball, not left in the kit
+	[ ! -e kit/labs.txt ]
+}
+
+@test "handin: make handin LABS=2,1 on the command line works the same (the list sorted)" {
+	kit
+	run make -s -C kit handin LABS=2,1
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(tar -xzOf kit/iolab-handin.tar.gz iolab-handin/labs.txt)" = "1,2" ]
+	! packed | grep -q '^iolab-handin/labs/3'
+	# and the lab targets still run: LABS no longer names them
+	run make -s -C kit -n lab1 LABS=2
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"labs/*/lab1.sh"* ]]
+}
+
+@test "handin: without LABS, every lab, and labs.txt lists them all" {
+	kit
+	run env -u LABS make -s -C kit handin
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	all=$(cd kit && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | paste -sd, -)
+	[ "$all" = "1,2,3,4,5" ]
+	[ "$(tar -xzOf kit/iolab-handin.tar.gz iolab-handin/labs.txt)" = "$all" ]
+	# labs.txt is at the top of the one directory, and first
+	[ "$(packed | head -1)" = iolab-handin/labs.txt ]
+	[ -z "$(packed | grep -v '^iolab-handin/')" ]
+}
+
+@test "handin: a bad list or a lab that does not exist exits 2, naming it, and packs nothing" {
+	kit
+	run make -s -C kit handin LABS=x
+	[ "$status" -ne 0 ]
+	[[ $output == *"handin: LABS='x' is not a list of lab numbers like 1,2 (labs: 1,2,3,4,5)"* ]]
+	LABS=1,9 run bash kit/common/handin.sh
+	[ "$status" -eq 2 ]
+	[[ $output == "handin: LABS=1,9: there is no lab 9 (labs: 1,2,3,4,5)" ]]
+	LABS="1, 2" run bash kit/common/handin.sh
+	[ "$status" -eq 2 ]
+	[ ! -e kit/iolab-handin.tar.gz ]
+}
+
+@test "handin: a missing piece of a lab handed in is named; one of a lab not handed in is not" {
+	kit
+	rm kit/data/lab3.csv
+	LABS=1 run bash kit/common/handin.sh
+	[ "$status" -eq 0 ]
+	[ "$(tar -xzOf kit/iolab-handin.tar.gz iolab-handin/labs.txt)" = 1 ]
+	rm kit/iolab-handin.tar.gz
+	LABS=1,3 run bash kit/common/handin.sh
+	[ "$status" -eq 1 ]
+	[[ $output == *"handin: not packed; missing:"*"data/lab3.csv"* ]]
+	[ ! -e kit/iolab-handin.tar.gz ]
+}
