@@ -5,7 +5,10 @@
 # figure, rendered into plot/*.png. Adding a file is enough: no rule to edit.
 
 CC       ?= cc
-CFLAGS   ?= -std=c11 -Wall -Wextra -Werror -O2 -pthread
+# -Wno-unused-parameter: in the students' kit a function still to be written
+# has a stub for a body, which leaves its parameters unused; every other
+# warning stays an error.
+CFLAGS   ?= -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -O2 -pthread
 CPPFLAGS += -Icommon
 LDLIBS   += -lm
 

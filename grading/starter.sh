@@ -17,9 +17,13 @@
 # replace the region in the starter; without one the region is removed. A
 # one-line stub is also fine: /* STUB return -1; */. A STUB cannot hold a
 # /* comment */ (its */ would end the block in the reference): use //.
-# not_written() (common/iolab.h) says what is missing and exits 3. Each stub
-# must keep the starter compiling with -Wall -Wextra -Werror: `(void)x;`
-# for a parameter, variable or static function that only the region used.
+# not_written() (common/iolab.h) says what is missing and exits 3.
+#
+# In the kit, each region is the whole body of one function (a test checks
+# it), so that a stub is a TODO comment and not_written(): the kit's CFLAGS
+# (-Wno-unused-parameter) let a stub leave its parameters unused, and a
+# helper that only a region calls is `static inline` (no unused-function
+# warning). The starter must compile with the kit's -Werror.
 #
 # The starter holds the kit (Makefile, README.md, handout.md, .gitignore,
 # common/, labs/, plot/*.gp, data/reference/, tests/) with every region

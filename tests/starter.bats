@@ -116,14 +116,14 @@ failing_json() {
 
 @test "strip: the stripped code compiles without warnings and its stub says what is not written" {
 	bash "$ROOT/grading/starter.sh" --strip "$FIX/regions.c" >regions.c
-	cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -o regions regions.c
+	cc -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -I"$ROOT/common" -o regions regions.c
 	status=0
 	./regions >out.txt 2>err.txt || status=$?
 	[ "$status" -eq 3 ]
 	[ "$(cat out.txt)" = 0 ]	# twice()'s stub returns 0
 	[ "$(cat err.txt)" = "regions: not written yet: square() (see regions.c)" ]
 	# and the reference runs its solution
-	cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -o reference "$FIX/regions.c"
+	cc -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -I"$ROOT/common" -o reference "$FIX/regions.c"
 	run ./reference
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf 'solution only\n4')" ]
@@ -202,12 +202,14 @@ failing_json() {
 	}
 	absent labs/1-interleave/launch.c 'if (pipe(gate) != 0)' 'while (read(gate[0], &byte, 1) < 0' \
 		'close(gate[1]);' 'wait4(-1, &status, 0, &ru)' '.user_s = tv_s(ru.ru_utime),'
+	absent labs/1-interleave/runs.c 'st.start = st.lines;'
+	absent labs/2-locking/lockbench.c 'if (flush && fflush(fp) != 0)' '*holding += released - got;'
 	absent labs/3-threads/fillcopy.c '*to = k == n - 1 ? total : *from + total / n;' \
-		'memcpy(buf + i, &v, end - i);' 'rng_seed(&workers[k].rng, k + 1);'
+		'memcpy(buf + i, &v, end - i);' 'rng_seed(&w->rng, k + 1);'
 	absent labs/4-writers/pwriters.c 'size_t num = queue.taken++;' \
-		'pthread_cond_wait(&queue.nonempty, &queue.lock);' 'queue.posted++;' 'queue.closed = 1;'
+		'pthread_cond_wait(&queue.nonempty, &queue.lock);' 'q->posted++;' 'q->closed = 1;'
 	absent labs/5-patterns/iopattern.c ': (i % slots) * c->stride;' 'rng_below(r, slots) * c->io' \
-		'*offset = stx.stx_dio_offset_align;' 'if (c.io % align != 0)'
+		'*offset = stx.stx_dio_offset_align;' 'if (c->io % align != 0)'
 	# and, in any marked file, every line of a region found nowhere else in
 	# the reference (a line of 10 characters or more)
 	for src in $(cd "$ROOT" && grep -rlE '^[[:space:]]*/\* BEGIN SOLUTION \*/' --include='*.c' --include='*.h' common labs); do
@@ -221,6 +223,34 @@ failing_json() {
 		sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$s/$src" | grep -Fxf solution.txt && {
 			echo "$src: solution lines left in the starter"; return 1; }
 		true
+	done
+}
+
+@test "solution regions: each is the whole body of one function, and its stub has no (void) list" {
+	# In the kit's style a function's body opens with "{" alone at the
+	# start of a line and closes with "}" alone; a region fills all of it.
+	for src in $(cd "$ROOT" && grep -rlE '^[[:space:]]*/\* BEGIN SOLUTION \*/' --include='*.c' --include='*.h' common labs); do
+		awk -v src="$src" '
+			function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+			{ t = trim($0) }
+			t == "/* BEGIN SOLUTION */" {
+				if (prev != "{") { print src ":" NR ": a region that does not open a function body"; bad = 1 }
+				inside = 1
+			}
+			inside && t == "/* END SOLUTION */" { inside = 0; after = 1; prev = t; next }
+			after && t == "/* STUB" { stub = 1; prev = t; next }
+			after && stub && t != "*/" {
+				if (t ~ /^\(void\)/) { print src ":" NR ": a (void) list in a stub"; bad = 1 }
+				prev = t; next
+			}
+			after && stub && t == "*/" { stub = 0; prev = t; next }
+			after && t ~ /^\/\* STUB .*\*\/$/ { prev = t; next }
+			after {
+				if ($0 != "}") { print src ":" NR ": a region that does not end a function body"; bad = 1 }
+				after = 0
+			}
+			{ prev = $0 }
+			END { exit bad }' "$ROOT/$src"
 	done
 }
 
@@ -253,7 +283,7 @@ failing_json() {
 	# the programs exit 3, not by a signal
 	run "$s/bin/launch" true
 	[ "$status" -eq 3 ]
-	[ "$(grep -v '^trial ' <<<"$output")" = "launch: not written yet: run_trial(): the start barrier (see labs/1-interleave/launch.c)" ]
+	[ "$(grep -v '^trial ' <<<"$output")" = "launch: not written yet: barrier_open(): the start barrier (see labs/1-interleave/launch.c)" ]
 	run "$s/bin/pwriters" --strategy pool:4 -d "$BATS_TEST_TMPDIR"
 	[ "$status" -eq 3 ]
 	[ "$(grep -c 'not written yet' <<<"$output")" -eq 1 ]	# one message, whichever thread got there first

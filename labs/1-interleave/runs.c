@@ -49,7 +49,6 @@ static struct {
 	/* The run being read. */
 	int ch;			/* -1 before the first line */
 	uint64_t start, length;
-	uint64_t pattern;	/* "c\nc\nc\nc\n" for the fast path */
 	/* Everything seen so far. */
 	uint64_t lines;		/* complete lines, also the number of the last one */
 	struct run *runs;
@@ -101,16 +100,12 @@ static void add_line(int ch)
 	st.ch = ch;
 	st.start = st.lines;
 	st.length = 1;
-	unsigned char four[8] = { (unsigned char)ch, '\n', (unsigned char)ch, '\n',
-				  (unsigned char)ch, '\n', (unsigned char)ch, '\n' };
-	memcpy(&st.pattern, four, 8);
 	/* END SOLUTION */
 	/* STUB
 	// TODO: count the line (st.lines); a line of the run's character makes the
 	// run longer; any other ends the run (end_run(), and in the default output
 	// a "Change on line" line in the source's format) and starts a new one at
-	// this line, whose st.pattern is "c\nc\nc\nc\n" for scan()'s fast path.
-	(void)ch;
+	// this line (st.ch, st.start, st.length).
 	not_written("add_line(): counting the runs");
 	*/
 }
@@ -123,12 +118,30 @@ static void add_malformed_line(void)
 	add_line(MALFORMED);
 }
 
-/* Reads the whole file, line by line, in 1 MiB blocks. */
+/* "c\nc\nc\nc\n": four lines of c, as one 8-byte word. */
+static uint64_t four_lines(int c)
+{
+	unsigned char four[8] = { (unsigned char)c, '\n', (unsigned char)c, '\n',
+				  (unsigned char)c, '\n', (unsigned char)c, '\n' };
+	uint64_t word;
+
+	memcpy(&word, four, 8);
+	return word;
+}
+
+/*
+ * Reads the whole file, line by line, in 1 MiB blocks, and hands each line
+ * to add_line() or add_malformed_line(). Where the current run goes on,
+ * its lines are counted 8 bytes at a time, straight into st.lines and
+ * st.length, as add_line() would count them one by one.
+ */
 static void scan(int fd, const char *path)
 {
 	static unsigned char buf[1 << 20];
 	int line_len = 0;	/* bytes of the current line so far, at most 2 */
 	unsigned char first = 0;	/* its first byte */
+	int pattern_ch = -1;	/* the character pattern holds, -1: none yet */
+	uint64_t pattern = 0;
 	ssize_t got;
 
 	while ((got = read_retry(fd, buf, sizeof buf)) > 0) {
@@ -141,9 +154,13 @@ static void scan(int fd, const char *path)
 				uint64_t word;
 				uint64_t n = 0;
 
+				if (st.ch != pattern_ch) {	/* a new run began */
+					pattern = four_lines(st.ch);
+					pattern_ch = st.ch;
+				}
 				while (end - p >= 8) {
 					memcpy(&word, p, 8);
-					if (word != st.pattern)
+					if (word != pattern)
 						break;
 					p += 8;
 					n += 4;

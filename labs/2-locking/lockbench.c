@@ -54,9 +54,10 @@ static const char *const sync_names[] = { "none", "fdatasync", "fsync", NULL };
 /*
  * Takes (take = 1, waiting as long as another owner holds it) or releases
  * (take = 0) an exclusive lock of the given kind on the whole file.
- * Returns 0, or -1 with errno set.
+ * Returns 0, or -1 with errno set. (inline, as sleep_ms(): only
+ * write_batches() calls them, a stub in the students' kit.)
  */
-static int set_lock(enum kind kind, int fd, int take)
+static inline int set_lock(enum kind kind, int fd, int take)
 {
 	struct flock range = {
 		.l_type = take ? F_WRLCK : F_UNLCK,
@@ -85,13 +86,66 @@ static int set_lock(enum kind kind, int fd, int take)
 	return r;
 }
 
-static void sleep_ms(uint64_t ms)
+static inline void sleep_ms(uint64_t ms)
 {
 	struct timespec left = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
 
 	while (nanosleep(&left, &left) != 0)
 		if (errno != EINTR)
 			die("nanosleep: %s", strerror(errno));
+}
+
+/*
+ * Appends `lines` copies of line to fp (fd is its descriptor, path its name
+ * for messages) in batches of per_lock lines, the last one shorter when
+ * per_lock does not divide lines. Each batch is written under an exclusive
+ * lock of the given kind, flushed before the unlock unless flush is 0, and
+ * synced as sync says; hold_ms keeps the lock that much longer. Adds the
+ * time spent waiting for the lock to *waiting and holding it to *holding;
+ * returns the number of batches.
+ */
+static uint64_t write_batches(FILE *fp, int fd, const char *path, const char *line,
+			      uint64_t lines, uint64_t per_lock, enum kind kind, int flush,
+			      enum sync_mode sync, uint64_t hold_ms, int64_t *waiting,
+			      int64_t *holding)
+{
+	/* BEGIN SOLUTION */
+	uint64_t batches = 0;
+
+	for (uint64_t done = 0; done < lines; done += per_lock, batches++) {
+		uint64_t batch = lines - done < per_lock ? lines - done : per_lock;
+		int64_t asked = now_ns();
+
+		if (set_lock(kind, fd, 1) != 0)
+			die("%s: taking the %s lock: %s", path, kind_names[kind], strerror(errno));
+		int64_t got = now_ns();
+		for (uint64_t i = 0; i < batch; i++)
+			if (fputs(line, fp) == EOF)
+				die_errno(path);
+		if (flush && fflush(fp) != 0)
+			die_errno(path);
+		if (sync == SYNC_FDATASYNC && fdatasync(fd) != 0)
+			die("%s: fdatasync: %s", path, strerror(errno));
+		if (sync == SYNC_FSYNC && fsync(fd) != 0)
+			die("%s: fsync: %s", path, strerror(errno));
+		if (hold_ms > 0)
+			sleep_ms(hold_ms);
+		if (set_lock(kind, fd, 0) != 0)
+			die("%s: releasing the %s lock: %s", path, kind_names[kind], strerror(errno));
+		int64_t released = now_ns();
+		*waiting += got - asked;
+		*holding += released - got;
+	}
+	return batches;
+	/* END SOLUTION */
+	/* STUB
+	// TODO: for each batch, in this order: take the lock (set_lock()), write
+	// the batch's lines (fputs()), fflush() unless flush is 0, fdatasync() or
+	// fsync() as sync asks, sleep hold_ms (sleep_ms()), release the lock. Time
+	// each lock call with now_ns(): from asking for the lock to getting it is
+	// waiting, from getting it to releasing it is holding.
+	not_written("write_batches(): the batches under the lock");
+	*/
 }
 
 int main(int argc, char **argv)
@@ -151,8 +205,7 @@ int main(int argc, char **argv)
 		usage_error("expected one FILE, got %d arguments", argc - optind);
 	const char *path = argv[optind];
 
-	int64_t start = now_ns(), waiting = 0, holding = 0;
-	uint64_t batches = 0;
+	int64_t start = now_ns();
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0)
 		die_errno(path);
@@ -160,45 +213,9 @@ int main(int argc, char **argv)
 	if (fp == NULL)
 		die_errno(path);
 
-	for (uint64_t done = 0; done < lines; done += per_lock, batches++) {
-		uint64_t batch = lines - done < per_lock ? lines - done : per_lock;
-		/* BEGIN SOLUTION */
-		int64_t asked = now_ns();
-
-		if (set_lock(kind, fd, 1) != 0)
-			die("%s: taking the %s lock: %s", path, kind_names[kind], strerror(errno));
-		int64_t got = now_ns();
-		for (uint64_t i = 0; i < batch; i++)
-			if (fputs(line, fp) == EOF)
-				die_errno(path);
-		if (flush && fflush(fp) != 0)
-			die_errno(path);
-		if (sync == SYNC_FDATASYNC && fdatasync(fd) != 0)
-			die("%s: fdatasync: %s", path, strerror(errno));
-		if (sync == SYNC_FSYNC && fsync(fd) != 0)
-			die("%s: fsync: %s", path, strerror(errno));
-		if (hold_ms > 0)
-			sleep_ms(hold_ms);
-		if (set_lock(kind, fd, 0) != 0)
-			die("%s: releasing the %s lock: %s", path, kind_names[kind], strerror(errno));
-		int64_t released = now_ns();
-		waiting += got - asked;
-		holding += released - got;
-		/* END SOLUTION */
-		/* STUB
-		// TODO: one batch, in the right order: take the lock (set_lock), write
-		// the batch's lines (fputs), fflush unless --no-flush, fdatasync or
-		// fsync as --sync asks, sleep --hold-ms, release the lock; add the
-		// time spent waiting for the lock to waiting, and holding it to holding.
-		(void)batch;
-		(void)set_lock;
-		(void)sleep_ms;
-		(void)flush;
-		(void)sync;
-		(void)hold_ms;
-		not_written("the batch under the lock");
-		*/
-	}
+	int64_t waiting = 0, holding = 0;
+	uint64_t batches = write_batches(fp, fd, path, line, lines, per_lock, kind, flush,
+					 sync, hold_ms, &waiting, &holding);
 	/* With --no-flush, what is left in the buffer is written now, unlocked. */
 	if (fclose(fp) != 0)
 		die_errno(path);

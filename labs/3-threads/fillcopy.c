@@ -127,8 +127,45 @@ static void slice(size_t total, size_t n, size_t k, size_t *from, size_t *to)
 	/* STUB
 	// TODO: set [*from, *to) to part k of [0, total) cut into n parts. Every
 	// byte in exactly one part; the remainder of the division goes to the last.
-	(void)total, (void)n, (void)k, (void)from, (void)to;
 	not_written("slice(): cutting the buffer into chunks");
+	*/
+}
+
+/* Fills buf[i, end) from w's own xoshiro256** generator, w->rng. */
+static void fill_xoshiro(struct worker *w, size_t i, size_t end)
+{
+	/* BEGIN SOLUTION */
+	struct rng r = w->rng;
+	uint64_t v;
+
+	for (; end - i >= 8; i += 8) {
+		v = rng_next(&r);
+		memcpy(buf + i, &v, 8);
+	}
+	if (i < end) {
+		v = rng_next(&r);
+		memcpy(buf + i, &v, end - i);	/* the last 1 to 7 bytes */
+	}
+	/* END SOLUTION */
+	/* STUB
+	// TODO: fill buf[i, end) from this thread's own generator, w->rng (rng.h):
+	// 8 bytes per rng_next(), and the last 1 to 7 bytes too. Work on a local
+	// copy of w->rng (see fill()).
+	not_written("fill_xoshiro(): the per-thread generator (--rng xoshiro)");
+	*/
+}
+
+/* Seeds worker k's two generators, w->rng (xoshiro) and w->seed (rand_r()). */
+static void seed_worker(struct worker *w, size_t k)
+{
+	/* BEGIN SOLUTION */
+	rng_seed(&w->rng, k + 1);
+	w->seed = (unsigned)k + 1;
+	/* END SOLUTION */
+	/* STUB
+	// TODO: seed both of thread k's generators with k + 1: every thread its
+	// own stream, the same on every run (the grader compares the bytes).
+	not_written("seed_worker(): seeding each thread's generators");
 	*/
 }
 
@@ -136,27 +173,11 @@ static void fill(struct worker *w)
 {
 	size_t i = w->from, end = w->to;
 
-	/* Locals (i, end, r) can stay in registers. Fields of *w would be
-	 * reloaded after every store into buf: unsigned char may alias anything. */
+	/* Locals (i, end, and a copy of the generator's state) can stay in
+	 * registers. Fields of *w would be reloaded after every store into
+	 * buf: unsigned char may alias anything. */
 	if (gen == XOSHIRO) {
-		/* BEGIN SOLUTION */
-		struct rng r = w->rng;
-		uint64_t v;
-
-		for (; end - i >= 8; i += 8) {
-			v = rng_next(&r);
-			memcpy(buf + i, &v, 8);
-		}
-		if (i < end) {
-			v = rng_next(&r);
-			memcpy(buf + i, &v, end - i);	/* the last 1 to 7 bytes */
-		}
-		/* END SOLUTION */
-		/* STUB
-		// TODO: fill buf[i, end) from this thread's own xoshiro256** generator,
-		// w->rng (rng.h): 8 bytes per rng_next(), and the last 1 to 7 bytes too.
-		not_written("fill(): the per-thread generator (--rng xoshiro)");
-		*/
+		fill_xoshiro(w, i, end);
 	} else if (gen == RAND_R) {
 		for (; i < end; i++)
 			buf[i] = (unsigned char)rand_r(&w->seed);	/* in memory: we pass its address */
@@ -526,13 +547,7 @@ int main(int argc, char **argv)
 		say_if_no_huge_pages(refused);
 	for (size_t k = 0; k < nthreads; k++) {
 		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
-		/* BEGIN SOLUTION */
-		rng_seed(&workers[k].rng, k + 1);
-		workers[k].seed = (unsigned)k + 1;
-		/* END SOLUTION */
-		/* STUB
-		// TODO: seed thread k's generators (xoshiro and rand_r) with k + 1.
-		*/
+		seed_worker(&workers[k], k);
 	}
 	paths = xmalloc(nfiles * sizeof *paths);
 	for (size_t k = 0; k < nfiles; k++) {

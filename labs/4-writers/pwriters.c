@@ -85,7 +85,7 @@ static void on_signal(int sig)
  * files are posted in order, so the queue is the numbers [taken, posted);
  * closed says that nothing more will be posted.
  */
-static struct {
+static struct queue {
 	pthread_mutex_t lock;
 	pthread_cond_t nonempty;
 	size_t posted, taken;
@@ -145,7 +145,6 @@ static void *file_thread(void *arg)
  * and empty. The file is written with the lock released. */
 static void *queue_thread(void *arg)
 {
-	(void)arg;
 	/* BEGIN SOLUTION */
 	for (;;) {
 		pthread_mutex_lock(&queue.lock);
@@ -164,8 +163,40 @@ static void *queue_thread(void *arg)
 	// TODO: take file numbers from the queue (under queue.lock; wait on
 	// queue.nonempty while it is empty) and write each with write_or_record(),
 	// the lock released; return once the queue is closed and empty.
-	(void)queue;
 	not_written("queue_thread(): taking files from the queue");
+	*/
+}
+
+/* Posts the files 0 to n - 1 to the queue q, waking a writer for each. */
+static void queue_post(struct queue *q, size_t n)
+{
+	/* BEGIN SOLUTION */
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&q->lock);
+		q->posted++;
+		pthread_cond_signal(&q->nonempty);	/* wakes one idle writer */
+		pthread_mutex_unlock(&q->lock);
+	}
+	/* END SOLUTION */
+	/* STUB
+	// TODO: post each file (under q->lock), waking one writer for each.
+	not_written("queue_post(): posting the files to the queue");
+	*/
+}
+
+/* Closes the queue q: nothing more will be posted. Wakes every writer, so
+ * that each leaves once the queue is empty. */
+static void queue_close(struct queue *q)
+{
+	/* BEGIN SOLUTION */
+	pthread_mutex_lock(&q->lock);
+	q->closed = 1;
+	pthread_cond_broadcast(&q->nonempty);	/* wakes them all to leave */
+	pthread_mutex_unlock(&q->lock);
+	/* END SOLUTION */
+	/* STUB
+	// TODO: close the queue (under q->lock) and wake every writer.
+	not_written("queue_close(): closing the queue");
 	*/
 }
 
@@ -185,25 +216,11 @@ static void run_threads(size_t n, void *(*fn)(void *), int feed)
 		if (err == 0)
 			started++;
 	}
-	/* BEGIN SOLUTION */
-	for (size_t i = 0; feed && err == 0 && i < job.files; i++) {
-		pthread_mutex_lock(&queue.lock);
-		queue.posted++;
-		pthread_cond_signal(&queue.nonempty);	/* wakes one idle writer */
-		pthread_mutex_unlock(&queue.lock);
+	if (feed) {
+		if (err == 0)
+			queue_post(&queue, job.files);
+		queue_close(&queue);
 	}
-	pthread_mutex_lock(&queue.lock);
-	queue.closed = 1;
-	pthread_cond_broadcast(&queue.nonempty);	/* wakes them all to leave */
-	pthread_mutex_unlock(&queue.lock);
-	/* END SOLUTION */
-	/* STUB
-	// TODO: with feed set (and every thread started), post the files 0 to
-	// job.files - 1 to the queue, waking a writer for each; then close the
-	// queue and wake every writer, so that they leave once it is empty.
-	if (feed)
-		not_written("run_threads(): posting the files to the queue");
-	*/
 	for (size_t i = 0; i < started; i++) {
 		int e = pthread_join(threads[i], NULL);
 

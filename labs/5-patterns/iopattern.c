@@ -111,7 +111,6 @@ static void make_offsets(const struct config *c, struct rng *r, uint64_t *off)
 	// TODO: set off[0 .. c->ios - 1], where each I/O of c->io bytes starts, as
 	// the comment at the top says for seq, stride and random (rng_below(r, N)
 	// from rng.h). Every I/O must end inside the file (c->file bytes).
-	(void)c, (void)r, (void)off;
 	not_written("make_offsets(): the offsets of the I/Os");
 	*/
 }
@@ -191,15 +190,32 @@ static void dio_alignment(const struct config *c, int fd, uint32_t *offset, uint
 		*offset = stx.stx_dio_offset_align;
 		*memory = stx.stx_dio_mem_align;
 	}
-#else
-	(void)c, (void)fd;
 #endif
 	/* END SOLUTION */
 	/* STUB
 	// TODO: ask statx() for STATX_DIOALIGN: stx_dio_offset_align (0: no O_DIRECT
 	// on this file) and stx_dio_mem_align; where the kernel cannot say, 4096.
-	(void)c, (void)fd, (void)offset, (void)memory;
 	not_written("dio_alignment(): the alignment O_DIRECT needs");
+	*/
+}
+
+/* --direct: refuses, as a usage error naming the option, an I/O size or a
+ * stride that is not a multiple of align, which O_DIRECT would fail with
+ * EINVAL. */
+static void check_dio_sizes(const struct config *c, uint32_t align)
+{
+	/* BEGIN SOLUTION */
+	if (c->io % align != 0)
+		usage_error("-b: %" PRIu64 " bytes is not a multiple of the %" PRIu32
+			    "-byte alignment O_DIRECT needs on %s", c->io, align, c->path);
+	if (c->stride % align != 0)
+		usage_error("--stride: %" PRIu64 " bytes is not a multiple of the %" PRIu32
+			    "-byte alignment O_DIRECT needs on %s", c->stride, align, c->path);
+	/* END SOLUTION */
+	/* STUB
+	// TODO: refuse (usage_error(), naming -b or --stride) an I/O size or a
+	// stride that is not a multiple of align.
+	not_written("check_dio_sizes(): refusing sizes O_DIRECT cannot use");
 	*/
 }
 
@@ -664,18 +680,7 @@ int main(int argc, char **argv)
 	if (c.direct) {
 		/* Checked on the empty file: refused before anything is written. */
 		dio_alignment(&c, fd, &align, &mem_align);
-		/* BEGIN SOLUTION */
-		if (c.io % align != 0)
-			usage_error("-b: %" PRIu64 " bytes is not a multiple of the %" PRIu32
-				    "-byte alignment O_DIRECT needs on %s", c.io, align, c.path);
-		if (c.stride % align != 0)
-			usage_error("--stride: %" PRIu64 " bytes is not a multiple of the %" PRIu32
-				    "-byte alignment O_DIRECT needs on %s", c.stride, align, c.path);
-		/* END SOLUTION */
-		/* STUB
-		// TODO: refuse (a usage error naming the option) an I/O size or a stride
-		// that is not a multiple of align: O_DIRECT would fail with EINVAL.
-		*/
+		check_dio_sizes(&c, align);
 	}
 	rng_seed(&data, 0);
 	fill(&c, fd, &data);
