@@ -107,8 +107,9 @@ endif
 plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh
 	@bash common/plot.sh $< $@
 
+# T=launch runs tests/launch.bats only (T="launch runs": those two).
 test: all
-	@bash tests/run.sh
+	@bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(T)))
 
 # Suites that test no program of the kit's: the sanitizer builds skip them.
 NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/class.bats tests/starter.bats
@@ -170,7 +171,7 @@ help:
 	@echo "make labs       run every lab (SCALE=$(SCALE)), write data/, draw plot/, print a summary"
 	@echo "make labN       run one lab: $(LAB_TARGETS)"
 	@echo "make plot       draw plot/*.png from data/ (PREVIEW=1: also as text in the terminal)"
-	@echo "make test       run the test suite"
+	@echo "make test       run the test suite, then a tally per test file (T=launch: only tests/launch.bats)"
 	@echo "make check      the test suite on sanitizer builds (ASan+UBSan; TSan for threaded programs)"
 	@echo "make bench      speed benchmarks, as ratios against a reference run alongside"
 	@echo "make validate   Lab 5: iopattern against fio on the same patterns (fio is optional)"

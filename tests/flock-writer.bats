@@ -30,6 +30,7 @@ load locking
 }
 
 @test "flock-writer: two writers lose nothing, and every run is a multiple of K" {
+	needs lockbench runs	# the lock holder and the check
 	together flock flock-writer -n 400000 -k 1000
 	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 1000 f
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -41,6 +42,7 @@ load locking
 }
 
 @test "flock-writer: it waits while another process holds an flock on the file" {
+	needs lockbench		# the lock holder
 	hold flock
 	"$BIN/flock-writer" -c B -n 3 f &
 	writer=$!

@@ -8,6 +8,7 @@ case ${UNIT:=build/test-common} in /*) ;; *) UNIT="$ROOT/$UNIT" ;; esac
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
+	skip_if_file_needs
 }
 
 # lines CHAR N: prints N lines holding CHAR, the files the labs produce.
@@ -21,4 +22,47 @@ lines() {
 usage_fails() {
 	[ "$status" -eq 2 ] || { echo "status $status, expected 2: $output"; return 1; }
 	[[ $output == *"usage:"* ]] || { echo "no usage in: $output"; return 1; }
+}
+
+# unwritten PROG...: those of the PROGs still to be written, with their
+# sources ("launch (labs/1-interleave/launch.c)"); nothing when all are. A
+# program is still to be written when its source calls not_written() and
+# has no solution markers: in the students' kit, until they write it. In
+# the kit itself, never.
+unwritten() {
+	local prog src todo=()
+	for prog in "$@"; do
+		src=$(echo "$ROOT"/labs/*/"$prog".c)
+		if grep -q 'not_written(' "$src" && ! grep -q 'BEGIN SOLUTION' "$src"; then
+			todo+=("$prog (${src#"$ROOT/"})")
+		fi
+	done
+	echo "${todo[*]}"
+}
+
+# needs PROG...: skips the test, saying why, while one of the PROGs is still
+# to be written, so that a test never fails for a program other than the
+# one it tests.
+needs() {
+	local todo
+	todo=$(unwritten "$@")
+	[ -z "$todo" ] || skip "needs $todo, still to be written"
+}
+
+# needs_file PROG...: needs for every test of a file, called in setup_file
+# (where bats cannot skip): fails, leaving the reason for setup() to skip
+# each test with, while one of the PROGs is still to be written. Use as
+#   needs_file launch runs || return 0
+needs_file() {
+	local todo
+	todo=$(unwritten "$@")
+	[ -n "$todo" ] || return 0
+	echo "needs $todo, still to be written" >"$BATS_FILE_TMPDIR/needs"
+	return 1
+}
+
+# skip_if_file_needs: in setup(), skips when needs_file found a program
+# still to be written.
+skip_if_file_needs() {
+	[ ! -s "$BATS_FILE_TMPDIR/needs" ] || skip "$(cat "$BATS_FILE_TMPDIR/needs")"
 }

@@ -3,6 +3,11 @@
 
 load helpers
 
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	needs writer launch runs	# the lab runs them
+}
+
 run_lab1() {
 	DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
 		bash "$ROOT/labs/1-interleave/lab1.sh"

@@ -6,6 +6,7 @@ load helpers
 setup_file() {
 	# One lab run for every test in this file (it takes a few seconds).
 	cd "$BATS_FILE_TMPDIR" || return 1
+	needs_file fillcopy membw || return 0	# the lab runs them
 	DATA="$BATS_FILE_TMPDIR/data" SCRATCH="$BATS_FILE_TMPDIR/s" SCALE=tiny \
 		bash "$ROOT/labs/3-threads/lab3.sh" >"$BATS_FILE_TMPDIR/log" 2>&1
 }

@@ -4,6 +4,11 @@
 
 load helpers
 
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	needs pwriters datagen	# the lab runs them
+}
+
 @test "lab4 (tiny): writers and datagen CSVs, every configuration, scratch left empty" {
 	run env DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
 		bash "$ROOT/labs/4-writers/lab4.sh"

@@ -3,6 +3,11 @@
 
 load helpers
 
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	needs iopattern		# the lab runs it
+}
+
 @test "lab5.sh: six experiments, 3 sizes x 5 trials per curve, one complete CSV" {
 	DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
 		run bash "$ROOT/labs/5-patterns/lab5.sh"

@@ -63,6 +63,7 @@ ignores() {
 # the lock keeps together).
 batches_whole() {
 	local k
+	needs runs
 	for k in 1000 5000; do
 		together "$1" lockbench -n 400000 -k $k --lock "$1" || return 1
 		run "$BIN/runs" -q --expect A=400000,B=400000 --multiple $k f
@@ -83,6 +84,7 @@ batches_whole() {
 }
 
 @test "lockbench: --no-flush, runs are no longer multiples of K, though no line is lost" {
+	needs runs
 	together flock lockbench -n 400000 -k 1000 --no-flush
 	run "$BIN/runs" -q --expect A=400000,B=400000 --multiple 1000 f
 	[ "$status" -eq 1 ]

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# run.sh [FILE.bats...] - runs the test suite (default: tests/*.bats) and ends
-# with one line "N passed, N failed, N skipped". Exit status 0 only if
-# nothing failed. What the tests need is installed first where it can be
-# (common/deps.sh), else the command that installs it is printed; the
-# grader's tests (in the instructor's kit) also want bubblewrap and strace,
-# and skip, saying why, where they are missing.
+# run.sh [FILE.bats...] - runs the test suite (default: tests/*.bats), one
+# file at a time, then a tally per file (passed/tests, and how many were
+# skipped) and one line "N passed, N failed, N skipped". A skipped test
+# says why: in the students' kit, a test that needs another program still
+# to be written. Exit status 0 only if nothing failed. `make test T=launch`
+# runs tests/launch.bats alone. What the tests need is installed first
+# where it can be (common/deps.sh), else the command that installs it is
+# printed; the grader's tests (in the instructor's kit) also want
+# bubblewrap and strace, and skip, saying why, where they are missing.
 #   BIN   the programs under test (default bin; make check uses bin-asan, bin-tsan)
 #   UNIT  the unit-test driver for common/ (default build/test-common)
 set -uo pipefail
@@ -16,13 +19,32 @@ fi
 export BIN=${BIN:-bin} UNIT=${UNIT:-build/test-common}
 
 [ $# -gt 0 ] || set -- tests/*.bats
+for file in "$@"; do
+	[ -f "$file" ] && continue
+	echo "run.sh: there is no $file; the test files are:" \
+		"$(cd tests && ls -- *.bats | sed 's/\.bats$//' | tr '\n' ' ')" >&2
+	exit 2
+done
 tap=$(mktemp)
-trap 'rm -f "$tap"' EXIT
-bats --formatter tap "$@" | tee "$tap"
-status=${PIPESTATUS[0]}
+tally=$(mktemp)
+trap 'rm -f "$tap" "$tally"' EXIT
 
-skipped=$(grep -c '^ok .* # skip' "$tap")
-passed=$(($(grep -c '^ok ' "$tap") - skipped))
-failed=$(grep -c '^not ok ' "$tap")
+status=0 passed=0 failed=0 skipped=0
+for file in "$@"; do
+	bats --formatter tap "$file" | tee "$tap"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+	s=$(grep -c '^ok .* # skip' "$tap")
+	p=$(($(grep -c '^ok ' "$tap") - s))
+	f=$(grep -c '^not ok ' "$tap")
+	printf '  %-14s %7s%s\n' "$(basename "$file" .bats)" "$p/$((p + s + f))" \
+		"$([ "$s" -eq 0 ] || echo "   $s skipped")" >>"$tally"
+	passed=$((passed + p)) skipped=$((skipped + s)) failed=$((failed + f))
+done
+
+if [ $# -gt 1 ]; then
+	echo
+	echo "== Tally by test file (passed/tests)"
+	cat "$tally"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
