@@ -174,10 +174,16 @@ failing_json() {
 		tests/launch.bats tests/unit/test-common.c; do
 		[ -e "$s/$f" ] || { echo "missing: $f"; return 1; }
 	done
-	for f in grade.sh grading tests/grade.bats tests/starter.bats tests/fixtures/starter bin build dist scratch; do
+	for f in grade.sh grading tests/grade.bats tests/starter.bats tests/grading.bash tests/fixtures/starter bin build dist scratch; do
 		[ ! -e "$s/$f" ] || { echo "should not be there: $f"; return 1; }
 	done
 	[ -z "$(find "$s" -name 'grade*.bats' -o -name '*.png' -o -name '*.csv' ! -path '*/data/reference/*' -o -name '*.tmp')" ]
+	# the README names none of the instructor's tools (the handout may say "grader")
+	run grep -nE 'make starter|make autograder|grade\.sh|grading/|For instructors|autograder' "$s/README.md"
+	[ "$status" -eq 1 ] || { echo "instructor material in the starter's README: $output"; return 1; }
+	# no test file loads what the starter lacks
+	run grep -lE 'load grading|grading/' "$s"/tests/*.bats "$s"/tests/*.bash
+	[ "$status" -eq 1 ] || { echo "tests that need the grader: $output"; return 1; }
 	# every lab program of the kit is there
 	diff <(cd "$ROOT" && ls labs/*/*.c) <(cd "$s" && ls labs/*/*.c)
 	# the starter's Makefile knows it cannot make a starter
@@ -347,10 +353,28 @@ failing_json() {
 	AUTOGRADER_ROOT=ag ag/source/run_autograder	# a relative root works too
 	failing_json ag/results/results.json "No submission found"
 
-	# grade.sh killed half way: run_autograder writes the result itself
-	cp kit/iolab-handin.tar.gz ag/submission/
-	AUTOGRADER_ROOT="$PWD/ag" IOLAB_TIMEOUT=2 ag/source/run_autograder
-	failing_json ag/results/results.json "did not finish in 2 s"
+}
+
+@test "run_autograder: a grader that never ends or breaks still gives a failing results.json" {
+	# A stand-in for grade.sh that prints a line and then never ends (or
+	# exits 1), in a fake /autograder of its own: killed at the time limit
+	# whatever the machine's speed.
+	cd "$BATS_FILE_TMPDIR" || return 1
+	mkdir -p stuck/source stuck/submission
+	cp ag/source/run_autograder ag/source/autograder.conf stuck/source/ 2>/dev/null ||
+		zipped "$BATS_FILE_TMPDIR/dist/autograder.zip" extract stuck/source
+	cp kit/iolab-handin.tar.gz stuck/submission/
+	printf '#!/usr/bin/env bash\necho "lab1: build launch: PASS"\nexec sleep 600\n' >stuck/source/grade.sh
+	start=$(date +%s)
+	AUTOGRADER_ROOT="$PWD/stuck" IOLAB_TIMEOUT=1 stuck/source/run_autograder
+	failing_json stuck/results/results.json "did not finish in 1 s and was stopped"
+	grep -q "lab1: build launch: PASS" stuck/results/results.json	# its last lines
+	[ $(($(date +%s) - start)) -lt 60 ]
+
+	printf '#!/usr/bin/env bash\necho "grade.sh: something broke"\nexit 1\n' >stuck/source/grade.sh
+	AUTOGRADER_ROOT="$PWD/stuck" stuck/source/run_autograder
+	failing_json stuck/results/results.json "Grading stopped (exit status 1)"
+	grep -q "grade.sh: something broke" stuck/results/results.json
 }
 
 @test "starter and autograder: shellcheck finds nothing" {
