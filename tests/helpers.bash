@@ -25,10 +25,10 @@ usage_fails() {
 }
 
 # unwritten PROG...: those of the PROGs still to be written, with their
-# sources ("launch (labs/1-interleave/launch.c)"); nothing when all are. A
-# program is still to be written when its source calls not_written() and
-# has no solution markers: in the students' kit, until they write it. In
-# the kit itself, never.
+# sources ("launch (labs/1-interleave/launch.c), runs (...)"); nothing when
+# all are. A program is still to be written when its source calls
+# not_written() and has no solution markers: in the students' kit, until
+# they write it. In the kit itself, never.
 unwritten() {
 	local prog src todo=()
 	for prog in "$@"; do
@@ -37,7 +37,7 @@ unwritten() {
 			todo+=("$prog (${src#"$ROOT/"})")
 		fi
 	done
-	echo "${todo[*]}"
+	(IFS=,; echo "${todo[*]}") | sed 's/,/, /g'
 }
 
 # needs PROG...: skips the test, saying why, while one of the PROGs is still
@@ -46,7 +46,7 @@ unwritten() {
 needs() {
 	local todo
 	todo=$(unwritten "$@")
-	[ -z "$todo" ] || skip "needs $todo, still to be written"
+	[ -z "$todo" ] || skip "needs $todo: still to be written"
 }
 
 # needs_file PROG...: needs for every test of a file, called in setup_file
@@ -57,7 +57,7 @@ needs_file() {
 	local todo
 	todo=$(unwritten "$@")
 	[ -n "$todo" ] || return 0
-	echo "needs $todo, still to be written" >"$BATS_FILE_TMPDIR/needs"
+	echo "needs $todo: still to be written" >"$BATS_FILE_TMPDIR/needs"
 	return 1
 }
 
