@@ -14,10 +14,11 @@ apt-get update -q
 # container cannot start one). util-linux: prlimit, setpriv. procps: ps.
 # strace: Lab 2's step 4 and the kit's tests (grading needs no ptrace: an
 # LD_PRELOAD shim the grader builds sees the order of locks and writes).
+# python3: the grader (grade.sh runs grading/grade.py, standard library only).
 # gnuplot-nox, bats: the kit's own make plot and make test, for checking
 # the image by hand. (bash, awk, tar, gzip, coreutils: in every image.)
 apt-get install -y -q --no-install-recommends \
-	gcc libc6-dev make util-linux procps bubblewrap strace gnuplot-nox bats
+	gcc libc6-dev make util-linux procps bubblewrap strace python3 gnuplot-nox bats
 # setpriv is in util-linux on current releases, its own package on older ones.
 command -v setpriv >/dev/null || apt-get install -y -q --no-install-recommends setpriv
 
