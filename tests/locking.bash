@@ -7,11 +7,16 @@ teardown() {
 
 # hold KIND: a lockbench that writes "H" under a KIND lock, then keeps the
 # lock 10 s (the test ends it sooner). Returns once "H" is in f: from then
-# on the lock is held.
+# on the lock is held; fails at once if the holder exits first (as a lockbench
+# still to be written does, its message on stderr).
 hold() {
 	"$BIN/lockbench" -c H -n 1 -k 1 --lock "$1" --hold-ms 10000 f >/dev/null &
 	holder=$!
-	for _ in $(seq 200); do [ -s f ] && return 0; sleep 0.05; done
+	for _ in $(seq 200); do
+		[ -s f ] && return 0
+		kill -0 "$holder" 2>/dev/null || return 1
+		sleep 0.05
+	done
 	return 1
 }
 
