@@ -174,8 +174,9 @@ failing_json() {
 		tests/launch.bats tests/unit/test-common.c; do
 		[ -e "$s/$f" ] || { echo "missing: $f"; return 1; }
 	done
-	for f in grade.sh grading tests/grade.bats tests/starter.bats tests/grading.bash tests/hostile.bats \
-		tests/fixtures/hostile tests/fixtures/starter bin build dist scratch; do
+	for f in grade.sh grading tests/grade.bats tests/gradelib.bats tests/starter.bats tests/grading.bash \
+		tests/hostile.bats tests/fixtures/hostile tests/unit/test_grading.py tests/fixtures/starter \
+		bin build dist scratch; do
 		[ ! -e "$s/$f" ] || { echo "should not be there: $f"; return 1; }
 	done
 	[ -z "$(find "$s" -name 'grade*.bats' -o -name '*.png' -o -name '*.csv' ! -path '*/data/reference/*' -o -name '*.tmp')" ]
