@@ -155,12 +155,13 @@ static void fill_xoshiro(struct worker *w, size_t i, size_t end)
 	*/
 }
 
-/* Seeds worker k's two generators, w->rng (xoshiro) and w->seed (rand_r()). */
-static void seed_worker(struct worker *w, size_t k)
+/* Seeds worker k's two generators, workers[k].rng (xoshiro) and
+ * workers[k].seed (rand_r()). */
+static void seed_worker(size_t k)
 {
 	/* BEGIN SOLUTION */
-	rng_seed(&w->rng, k + 1);
-	w->seed = (unsigned)k + 1;
+	rng_seed(&workers[k].rng, k + 1);
+	workers[k].seed = (unsigned)k + 1;
 	/* END SOLUTION */
 	/* STUB
 	// TODO: seed both of thread k's generators with k + 1: every thread its
@@ -547,7 +548,7 @@ int main(int argc, char **argv)
 		say_if_no_huge_pages(refused);
 	for (size_t k = 0; k < nthreads; k++) {
 		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
-		seed_worker(&workers[k], k);
+		seed_worker(k);
 	}
 	paths = xmalloc(nfiles * sizeof *paths);
 	for (size_t k = 0; k < nfiles; k++) {
