@@ -33,7 +33,7 @@ unwritten() {
 	local prog src todo=()
 	for prog in "$@"; do
 		src=$(echo "$ROOT"/labs/*/"$prog".c)
-		if grep -q 'not_written(' "$src" && ! grep -q 'BEGIN SOLUTION' "$src"; then
+		if grep -q 'not_written(' "$src" && ! grep -q 'BEGIN[[:space:]]SOLUTION' "$src"; then
 			todo+=("$prog (${src#"$ROOT/"})")
 		fi
 	done
