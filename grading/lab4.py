@@ -330,7 +330,8 @@ PWRITERS, DATAGEN = "labs/4-writers/pwriters.c", "labs/4-writers/datagen.c"
 MUTANTS = [
     # the queue strategies never post the last file
     Mutant("pwriters-pool-skips-last-file", PWRITERS,
-           [("feed && err == 0 && i < job.files; i++", "feed && err == 0 && i + 1 < job.files; i++")],
+           [("\tfor (size_t i = 0; i < n; i++) {\n\t\tpthread_mutex_lock(&q->lock);\n\t\tq->posted++;",
+             "\tfor (size_t i = 0; i + 1 < n; i++) {\n\t\tpthread_mutex_lock(&q->lock);\n\t\tq->posted++;")],
            "pwriters: every strategy writes the kit's bytes, --csv as the kit's"),
     # the test turned round: the files are removed only with --keep
     Mutant("pwriters-keeps-files", PWRITERS,
