@@ -379,6 +379,7 @@ static uint64_t run_jobs(const struct config *c, int fd, char **bufs, const uint
 static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, char **bufs,
 			 const uint64_t *off, int64_t *lat, unsigned *most)
 {
+	/* BEGIN SOLUTION */
 	uint64_t *slot_io = xmalloc(c->depth * sizeof *slot_io);	/* which I/O a slot holds */
 	int64_t *slot_start = xmalloc(c->depth * sizeof *slot_start);
 	uint64_t next = 0, done = 0, sum = 0;
@@ -386,7 +387,6 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 	int err;
 
 	*most = 0;
-	/* BEGIN SOLUTION */
 	unsigned *idle = xmalloc(c->depth * sizeof *idle), n_idle = 0;
 
 	for (unsigned i = 0; i < c->depth; i++)
@@ -442,21 +442,21 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 		done += seen;
 	}
 	free(idle);
-	/* END SOLUTION */
-	/* STUB
-	// TODO: keep up to c->depth I/Os in flight, as the comment above says:
-	// slot s uses bufs[s]; io_uring_get_sqe, io_uring_prep_read or _write,
-	// io_uring_sqe_set_data64(sqe, s), io_uring_submit_and_wait(ring, 1),
-	// io_uring_for_each_cqe and io_uring_cq_advance (man 7 io_uring). For
-	// every I/O i: lat[i], and sum += head_word(c, buffer); *most = the most
-	// I/Os in flight at once.
-	(void)ring, (void)fd, (void)bufs, (void)off, (void)lat, (void)next, (void)done;
-	(void)in_flight, (void)err, (void)slot_io, (void)slot_start;
-	not_written("run_ring(): the io_uring loop of --iodepth");
-	*/
 	free(slot_io);
 	free(slot_start);
 	return sum;
+	/* END SOLUTION */
+	/* STUB
+	// TODO: keep up to c->depth I/Os in flight, as the comment above says:
+	// slot s uses bufs[s] (keep, per slot, which I/O it holds and when it was
+	// submitted); io_uring_get_sqe, io_uring_prep_read or _write,
+	// io_uring_sqe_set_data64(sqe, s), io_uring_submit_and_wait(ring, 1),
+	// io_uring_for_each_cqe and io_uring_cq_advance (man 7 io_uring); finish
+	// a short transfer with transfer(). For every I/O i: lat[i], and
+	// sum += head_word(c, buffer); return sum. *most = the most I/Os in
+	// flight at once.
+	not_written("run_ring(): the io_uring loop of --iodepth");
+	*/
 }
 
 /* One timed trial: one I/O at a time, --jobs threads or --iodepth with io_uring. */
