@@ -145,10 +145,12 @@ def runs_expect(g):
 
 @check(2, "runs: speed within 3x the kit's, with the same summary", needs=["runs"])
 def runs_speed(g):
-    # 40 MB of A and B lines, read by both from the cache. CPU time, best of
-    # 5 alternating runs: the fastest run is the one least disturbed by
-    # whatever else the machine does. Every run timed must print the kit's
-    # summary.
+    # 40 MB of A and B lines, read by both from the cache. Best of 5
+    # alternating runs: the fastest run is the one least disturbed by
+    # whatever else the machine does. CPU time is the steadier measure; the
+    # elapsed time must hold too, as work handed to a process nobody waits
+    # for is not counted in CPU time (the sandbox's start-up is allowed for
+    # in the margin). Every run timed must print the kit's summary.
     n = g.between(3_000_000, 4_000_000)
     data = (lines_of("A", n) + lines_of("B", 10_000_000 - n)).encode()
     g.put("big.txt", data)
@@ -157,15 +159,17 @@ def runs_speed(g):
     for _ in range(5):
         t = g.reference("runs", "-q", "big.txt")
         expect(t.status == 0, "the kit's runs failed: ask your instructor")
-        theirs.append(t.cpu_s)
+        theirs.append(t)
         r = g.student("runs", "-q", "big.txt", timeout=30)
         g.ok(r, "runs -q", "bin/runs -q FILE")
         expect(r.out == t.out, "runs -q printed another summary than the kit's" + first_difference(t.out, r.out),
                "bin/runs -q FILE")
-        mine.append(r.cpu_s)
-    m, t = min(mine), min(theirs)
-    expect(m <= 3 * t + 0.05, f"runs -q on 40 MB, best of 5 in CPU time: yours {m:.3f} s, the kit's {t:.3f} s: "
-           "slower than 3x the kit's (+50 ms)", "make bench")
+        mine.append(r)
+    for what, measure, margin in (("CPU time", "cpu_s", 0.05), ("elapsed time", "wall_s", 0.15)):
+        m = min(getattr(r, measure) for r in mine)
+        t = min(getattr(r, measure) for r in theirs)
+        expect(m <= 3 * t + margin, f"runs -q on 40 MB, best of 5 in {what}: yours {m:.3f} s, the kit's {t:.3f} s: "
+               f"slower than 3x the kit's (+{margin * 1000:.0f} ms)", "make bench")
 
 
 # ------------------------------------------------------------------ data/lab1.csv
@@ -213,4 +217,18 @@ MUTANTS = [
     Mutant("writer-no-append", "labs/1-interleave/writer.c",
            [("(append ? O_APPEND : 0)", "(append ? 0 : 0)"), ('append ? "a" : "w"', 'append ? "w" : "w"')],
            "writer: line counts, append and overwrite modes"),
+    # each child's times filed under the child reaped in that place
+    Mutant("launch-reap-order", "labs/1-interleave/launch.c",
+           [("results[i] = (struct result){", "results[reaped - 1] = (struct result){")],
+           "launch: concurrent start, -r, -f, times and rusage"),
+    Mutant("launch-exit-status-lost", "labs/1-interleave/launch.c",
+           [(".exit_status = WIFEXITED(status) ? WEXITSTATUS(status)", ".exit_status = WIFEXITED(status) ? 0")],
+           "launch: concurrent start, -r, -f, times and rusage"),
+    # every run said to start a line early
+    Mutant("runs-start-off-by-one", "labs/1-interleave/runs.c",
+           [("st.start = st.lines;", "st.start = st.lines - 1;")],
+           "runs: --csv and --summary-csv as the kit's on fixtures and a random file"),
+    Mutant("runs-expect-always-0", "labs/1-interleave/runs.c",
+           [("return mismatch ? EXIT_IO : 0;", "return mismatch ? 0 : 0;")],
+           "runs: --expect exit codes"),
 ]

@@ -284,3 +284,13 @@ for lab, module in grade.load(grade.kit_labs())[1].items():
 	shellcheck -S warning "$ROOT/grade.sh" "$ROOT"/grading/*.sh "$ROOT"/grading/autograder/*.sh "$ROOT"/grading/autograder/run_autograder \
 		"$ROOT"/common/*.sh "$ROOT"/labs/*/*.sh "$ROOT"/tests/*.bash "$ROOT/.ci/run"
 }
+
+@test "grade.sh lab 1: every mutant of writer, launch and runs loses its check in 10 gradings of 10" {
+	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
+		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
+	run python3 "$ROOT/grading/mutants.py" --labs 1 --times 10
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^MUTANT .*: caught 10/10$' <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
+	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge 4 ]
+}
