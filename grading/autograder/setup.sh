@@ -18,11 +18,15 @@ apt-get update -q
 # gnuplot-nox, bats: the kit's own make plot and make test, for checking
 # the image by hand. (bash, awk, tar, gzip, coreutils: in every image.)
 apt-get install -y -q --no-install-recommends \
-	gcc libc6-dev make util-linux procps bubblewrap strace python3 gnuplot-nox bats
+	gcc libc6-dev make util-linux procps bubblewrap strace python3 gnuplot-nox bats liburing-dev
 # setpriv is in util-linux on current releases, its own package on older ones.
 command -v setpriv >/dev/null || apt-get install -y -q --no-install-recommends setpriv
 
 chmod +x grade.sh run_autograder
+# Students' programs run as uids of their own: the kit (reference answers
+# and solutions included) must be unreadable to them. grade.sh also does
+# this when it starts; here it holds from the first grading on.
+chmod -R go-rwx "$PWD"
 # The kit's programs are the reference every check compares against.
 make -s all
 echo "setup.sh: iolab autograder ready in $PWD"
