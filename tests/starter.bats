@@ -319,7 +319,7 @@ failing_json() {
 	zip="$BATS_FILE_TMPDIR/dist/autograder.zip"
 	run zipped "$zip" list
 	[ "$status" -eq 0 ]
-	for f in setup.sh run_autograder autograder.conf grade.sh Makefile common/iolab.h grading/lab1.sh \
+	for f in setup.sh run_autograder autograder.conf grade.sh Makefile common/iolab.h grading/lab1.py grading/gradelib.py grading/sandbox.py \
 		grading/answers/lab1.md labs/1-interleave/launch.c tests/unit/test-common.c; do
 		grep -qx "$f" <<<"$output" || { echo "missing: $f"; return 1; }
 	done

@@ -65,6 +65,7 @@ mkdir -p "$stage/plot" "$stage/data"
 cp plot/*.gp "$stage/plot/"
 [ ! -d data/reference ] || cp -R data/reference "$stage/data/"
 find "$stage" \( -name '*.tmp' -o -name '*~' -o -name '.*.swp' -o -name '*.o' \) -type f -delete
+find "$stage" -name __pycache__ -type d -prune -exec rm -rf {} +
 cat >"$stage/autograder.conf" <<-CONF
 	# Written by make autograder; read by run_autograder (the environment overrides it).
 	# IOLAB_LABS: the labs graded (empty: all). IOLAB_TIMEOUT: seconds for the whole grading.
