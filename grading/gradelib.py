@@ -139,8 +139,8 @@ class Result:
 class Running:
     """A student's program started in the background (g.start)."""
 
-    def __init__(self, g, proc, out, err, started, timeout):
-        self.g, self.proc, self.out, self.err = g, proc, out, err
+    def __init__(self, g, proc, out, err, report, started, timeout):
+        self.g, self.proc, self.out, self.err, self.report = g, proc, out, err, report
         self.started, self.deadline = started, started + timeout
 
     def pause_after_cpu(self, cpu_s, pause_s):
@@ -177,11 +177,9 @@ class Running:
 
     def wait(self):
         g, killed, polls = self.g, None, 0
-        io = None
         while True:
             try:
-                io = _io_when_ended(self.proc.pid)
-                pid, status, usage = os.wait4(self.proc.pid, 0) if io is not None else (0, 0, None)
+                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
             except ChildProcessError:
                 pid, status, usage = self.proc.pid, 0, None
             if pid:
@@ -191,6 +189,7 @@ class Running:
                 killed = f"did not finish in {self.deadline - self.started:.0f} s (killed)"
             elif polls % 20 == 0:
                 used, files = sandbox.usage_of([g.run, g.build], g.box.uid, shared=g.box.root and not g.box.bwrap)
+                used += os.fstat(self.out.fileno()).st_size + os.fstat(self.err.fileno()).st_size
                 if used > sandbox.LIMIT_DISK or files > sandbox.LIMIT_FILES:
                     killed = f"wrote more than {sandbox.LIMIT_DISK >> 20} MiB or {sandbox.LIMIT_FILES} files (killed)"
             if killed:
@@ -201,12 +200,22 @@ class Running:
         self.proc.returncode = 0    # reaped above; subprocess must not wait again
         g.box.waited(self.proc)
         wall = time.monotonic() - self.started
-        cpu = usage.ru_utime + usage.ru_stime if usage else 0.0
-        code = status if killed else (os.waitstatus_to_exitcode(status) if usage else 0)
-        # Under bubblewrap the process waited for is bwrap's outer one, which
-        # exits without reaping the sandbox's: its counts are not the program's.
-        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed,
-                      None if killed or g.box.bwrap else io)
+        code, cpu, io = _reaper_report(self.report)
+        if killed:
+            code = -9
+        elif code is None:  # its launcher was killed: by the program itself
+            code, cpu, io = (os.waitstatus_to_exitcode(status) if usage else 0), math.inf, {}
+        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed, io)
+
+
+def _reaper_report(f):
+    """(status, CPU seconds, I/O counters) from reaper.c's line, or Nones."""
+    line = f.read(200).split()
+    f.close()
+    if len(line) != 6:
+        return None, None, None
+    counters = dict(zip(("rchar", "wchar", "read_bytes", "write_bytes"), map(int, line[2:])))
+    return int(line[0]), float(line[1]), counters
 
 
 def _descendants(pid):
@@ -364,37 +373,59 @@ class Grading:
         may read (inside bubblewrap); pass_fds: descriptors of the grader's
         it inherits (where a shim reports)."""
         timeout = self._within_check(timeout)
-        argv = [path or os.path.join(self.bin, prog)] + [str(a) for a in args]
-        out, err = self._capture(), self._capture()
-        src = subprocess.DEVNULL
-        if stdin is not None:
-            src = self._capture()
-            src.write(stdin.encode() if isinstance(stdin, str) else stdin)
-            src.seek(0)
-        proc = self.box.popen(argv, cwd=self.run, binds=[self.run],
-                              ro_binds=[self.bin, *ro_binds] + ([preload] if preload else []),
-                              allow_io_uring=io_uring, cpu=2 * timeout + 1, pass_fds=pass_fds,
-                              env=dict(env or {}, **({"LD_PRELOAD": preload} if preload else {})),
-                              stdin=src, stdout=out, stderr=err)
-        if stdin is not None:
-            src.close()
-        return Running(self, proc, out, err, time.monotonic(), timeout)
+        # Under the grader's reaper (grading/reaper.c), which reports the
+        # CPU time and I/O of the program and of all it started.
+        report, to_grader = os.pipe()
+        reaper = self.helper("reaper")
+        argv = [reaper, str(to_grader), path or os.path.join(self.bin, prog)] + [str(a) for a in args]
+        out, err, src = self._capture(), self._capture(), self._stdin(stdin)
+        try:
+            proc = self.box.popen(argv, cwd=self.run, binds=[self.run],
+                                  ro_binds=[self.bin, os.path.dirname(reaper), *ro_binds]
+                                  + ([preload] if preload else []),
+                                  allow_io_uring=io_uring, cpu=2 * timeout + 1, pass_fds=(to_grader, *pass_fds),
+                                  env=dict(env or {}, **({"LD_PRELOAD": preload} if preload else {})),
+                                  stdin=src, stdout=out, stderr=err)
+        finally:
+            os.close(to_grader)
+            if stdin is not None:
+                src.close()
+        return Running(self, proc, out, err, os.fdopen(report, "r"), time.monotonic(), timeout)
+
+    def _stdin(self, data):
+        """What a program reads on its standard input: data, or nothing."""
+        if data is None:
+            return subprocess.DEVNULL
+        f = self._capture()
+        f.write(data.encode() if isinstance(data, str) else data)
+        f.seek(0)
+        return f
 
     def shim(self, name):
         """grading/name.c built with the kit's compiler into a shared
-        library (once per grading) in a directory of the grader's that the
-        students' uid may read: its path, for LD_PRELOAD in g.start's env
-        and its directory for ro_binds."""
-        path = os.path.join(self.work, "shims", name + ".so")
+        library (once per grading) that the students' uid may read: its
+        path, for preload= (or LD_PRELOAD in env, with its directory in
+        ro_binds)."""
+        return self._build(name, ".so", ["-shared", "-fPIC"], ["-ldl"])
+
+    def helper(self, name):
+        """grading/name.c built as a static program (no shim is preloaded
+        into it) that the students' uid may run: its path."""
+        return self._build(name, "", ["-static"], [])
+
+    def _build(self, name, suffix, flags, libs):
+        path = os.path.join(self.work, "shims", name + suffix)
         if not os.path.exists(path):
-            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+            if not os.path.isdir(os.path.dirname(path)):
+                os.mkdir(os.path.dirname(path))
+                self.box.share(os.path.dirname(path), 0o750)
             built = subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
-                                    "-shared", "-fPIC", "-o", path, os.path.join(KIT, "grading", name + ".c"),
-                                    "-ldl"], capture_output=True, text=True)
+                                    *flags, "-o", path, os.path.join(KIT, "grading", name + ".c"), *libs],
+                                   capture_output=True, text=True)
             if built.returncode != 0:
-                raise Fail(f"the grader could not build its {name} shim: ask your instructor\n"
+                raise Fail(f"the grader could not build its {name}.c: ask your instructor\n"
                            + built.stderr[-500:])
-            os.chmod(path, 0o755)
+            self.box.share(path, 0o750)
         return path
 
     def student(self, prog, *args, **kw):
@@ -406,12 +437,7 @@ class Grading:
         cwd, one of the grader's own), on the grader's own inputs; preload
         and env as for start."""
         timeout = self._within_check(timeout)
-        out, err = self._capture(), self._capture()
-        src = subprocess.DEVNULL
-        if stdin is not None:
-            src = self._capture()
-            src.write(stdin.encode() if isinstance(stdin, str) else stdin)
-            src.seek(0)
+        out, err, src = self._capture(), self._capture(), self._stdin(stdin)
         env = dict(os.environ, **(env or {}), **({"LD_PRELOAD": preload} if preload else {}))
         start = time.monotonic()
         proc = subprocess.Popen([os.path.join(KIT, "bin", prog)] + [str(a) for a in args], cwd=cwd or self.ref,

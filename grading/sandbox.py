@@ -172,6 +172,31 @@ def reap_orphans():
                 pass
 
 
+def kill_orphans():
+    """Not root: kills the processes that became the grader's children as
+    orphans (a daemon that left its session), and theirs, as they come up."""
+    me = str(os.getpid()).encode()
+    for _ in range(200):
+        found = False
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) in _unwaited:
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    state, ppid = f.read().rsplit(b")", 1)[1].split()[:2]
+            except (OSError, ValueError):
+                continue
+            if ppid == me and state != b"Z":
+                found = True
+                try:
+                    os.kill(int(name), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        reap_orphans()
+        if not found:
+            return
+
+
 def kill_uid(uid):
     """Kills every process of uid, fork bombs included: a child that has
     become uid sends SIGKILL to all it may signal, which is exactly uid's
@@ -319,12 +344,21 @@ class Sandbox:
         """Every process a check started is gone when it ends."""
         if self.root:
             kill_uid(self.uid)
+        else:
+            kill_orphans()
         reap_orphans()
 
     def own(self, path):
         """Hands path (made by the grader) to the students' uid."""
         if self.root:
             os.chown(path, self.uid, self.gid, follow_symlinks=False)
+
+    def share(self, path, mode):
+        """path (the grader's) readable by this grading's students' uid
+        through its group, and by no other user: not the other gradings'."""
+        if self.root:
+            os.chown(path, 0, self.gid, follow_symlinks=False)
+        os.chmod(path, mode)
 
     # -- running
 

@@ -41,11 +41,16 @@ while True:
 		cp "$ROOT/tests/fixtures/hostile/$prog.c" "subs/$prog/$dir/runs.c"
 	done
 	sed -i "s|^int main|#define SECRET \"$BATS_FILE_TMPDIR/private/secret\"\n&|" subs/planter/$dir/runs.c
-	for prog in bomb saboteur stubborn filler; do
+	# A scratch folder every uid may pass through, as /tmp is.
+	SCRATCH=$(mktemp -d /tmp/iolab-hostile-scratch.XXXXXX)
+	chmod 755 "$SCRATCH"
+	echo "$SCRATCH" >scratch-dir
+	for prog in bomb saboteur stubborn filler peeker; do
 		variant "$prog"
 		cp "$ROOT/tests/fixtures/hostile/$prog.c" "subs/$prog/$dir/writer.c"
 	done
 	sed -i "1i #define KIT \"$ROOT\"\n#define PORT $(cat port)\n#define TAG \"$TAG\"" subs/saboteur/$dir/writer.c
+	sed -i "1i #define SCRATCH \"$SCRATCH\"" subs/peeker/$dir/writer.c
 	variant include-shadow
 	sed -i '1i #include "/etc/shadow"' subs/include-shadow/$dir/writer.c
 	variant include-answers
@@ -65,9 +70,8 @@ import tarfile
 with tarfile.open("subs/0-refused.tar.gz", "w:gz") as t:
     m = tarfile.TarInfo("iolab-handin/data"); m.type, m.linkname = tarfile.SYMTYPE, "/etc"; t.addfile(m)'
 
-	# The gradings' scratch directories go here, to be found empty after.
-	mkdir scratch
-	TMPDIR=$BATS_FILE_TMPDIR/scratch "$ROOT/grade.sh" --batch subs -j 2 --labs 1 --out grades >batch.log 2>&1
+	# The gradings' scratch directories go there, to be found empty after.
+	TMPDIR=$SCRATCH "$ROOT/grade.sh" --batch subs -j 2 --labs 1 --out grades >batch.log 2>&1
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -121,6 +125,11 @@ runs_checks() { grep -c "^lab1: runs: .*: FAIL 0/" "$BATS_FILE_TMPDIR/grades/$1.
 	[ "$(score saboteur)" = "22/25" ]
 }
 
+@test "hostile: a grading cannot open another grading's programs or shims" {
+	report peeker | grep -q "peeked into 0 files of other gradings"
+	[ "$(score peeker)" = "22/25" ]
+}
+
 @test "hostile: #include of /etc/shadow or of the answer key quotes neither" {
 	for sub in include-shadow include-answers; do
 		[ "$(score $sub)" = "21/25" ]
@@ -161,7 +170,8 @@ runs_checks() { grep -c "^lab1: runs: .*: FAIL 0/" "$BATS_FILE_TMPDIR/grades/$1.
 @test "hostile: after the batch no process of a grading uid runs and nothing is left on disk" {
 	! ps -eo uid= | awk '$1 >= 1500000000 && $1 < 1500001000 { found = 1 } END { exit !found }'
 	[ -z "$(find /tmp /var/tmp /dev/shm -maxdepth 1 -uid +1499999999 2>/dev/null)" ]
-	[ -z "$(ls -A "$BATS_FILE_TMPDIR/scratch")" ]
+	[ -z "$(ls -A "$(cat "$BATS_FILE_TMPDIR/scratch-dir")")" ]
+	rmdir "$(cat "$BATS_FILE_TMPDIR/scratch-dir")"
 }
 
 @test "hostile: grading the same submission twice gives the same score" {

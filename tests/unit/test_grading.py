@@ -181,5 +181,40 @@ class Sandbox(unittest.TestCase):
         self.assertFalse(os.path.exists(left))
 
 
+@unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
+class Reaper(unittest.TestCase):
+    """Students' programs run under grading/reaper.c: what they hand to a
+    process nobody waits for still counts, and their I/O is counted, with
+    bubblewrap or without."""
+
+    def setUp(self):
+        import random
+        self.work = tempfile.mkdtemp()
+        self.box = sandbox.Sandbox()
+        self.box.share(self.work, 0o710)
+        self.g = gradelib.Grading(self.work, self.work, self.box, random.Random(1))
+        os.mkdir(self.g.bin)
+        self.g.fresh()
+
+    def tearDown(self):
+        self.box.release()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def test_cpu_of_an_unwaited_child_and_io_count(self):
+        for bwrap in (self.box.bwrap, None):
+            self.box.bwrap = bwrap
+            # a child that burns 0.3 s of CPU and that its parent never waits for
+            r = self.g.student("sh", "-c", "(i=0; end=$(($(date +%s%N) + 300000000)); "
+                               "while [ $(date +%s%N) -lt $end ]; do i=$((i+1)); done) & "
+                               "head -c 100000 /dev/zero >zeros; exit 3", path="/bin/sh")
+            self.assertEqual(r.status, 3)
+            self.assertGreater(r.cpu_s, 0.2, f"bwrap={bwrap}")
+            self.assertGreaterEqual(r.io["wchar"], 100000)
+
+    def test_a_program_killing_its_reaper_gains_nothing(self):
+        r = self.g.student("sh", "-c", "kill -9 $PPID; exit 0", path="/bin/sh")
+        self.assertEqual(r.cpu_s, float("inf"))
+
+
 if __name__ == "__main__":
     unittest.main()
