@@ -583,8 +583,9 @@ MUTANTS = [
     Mutant("iopattern-jobs-one-after-another", IOPATTERN,
            [("if (j > 0 && (err = pthread_join(s[j].thread, NULL)) != 0)",
              "if (0 && (err = pthread_join(s[j].thread, NULL)) != 0)"),
-            ("run_share, &s[j])) != 0)",
-             "run_share, &s[j])) != 0\n\t\t    || (j > 0 && (err = pthread_join(s[j].thread, NULL)) != 0))")],
+            ("if (j > 0 && (err = pthread_create(&s[j].thread, NULL, run_share, &s[j])) != 0)",
+             "if (j > 0 && ((err = pthread_create(&s[j].thread, NULL, run_share, &s[j])) != 0\n"
+             "\t\t\t      || (err = pthread_join(s[j].thread, NULL)) != 0))")],
            "iopattern --jobs: N threads, same data"),
     # io_uring refused: silently one pread at a time instead
     Mutant("iopattern-ring-refusal-ignored", IOPATTERN,
