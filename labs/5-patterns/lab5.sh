@@ -21,16 +21,16 @@ TRIALS=5
 DEPTHS=$(by_scale "1 4 32" "1 2 4 8 16 32 64" "1 2 4 8 16 32 64")
 THREADS=$(by_scale "1 2" "1 2 4 8" "1 2 4 8")
 DEPTH_FILE=$(by_scale 1M 64M 1G)
-DEPTH_TOTAL=$(by_scale 256K 8M 256M)
-SIZES=$(by_scale "4K 64K 1M" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M 128M")
-FILE=$(by_scale 1M 16M 1G)	# the file of the size and random experiments
+DEPTH_TOTAL=$(by_scale 256K 4M 256M)
+SIZES=$(by_scale "4K 64K 1M" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M 128M")
+FILE=$(by_scale 1M 8M 1G)	# the file of the size and random experiments
 # fsync after every small write is slow: a smaller file, and sizes that fit it
-EACH_SIZES=$(by_scale "4K 64K" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M")
-EACH_FILE=$(by_scale 256K 4M 64M)
+EACH_SIZES=$(by_scale "4K 64K" "4K 16K 64K 256K 1M" "4K 16K 64K 256K 1M 4M 16M 64M")
+EACH_FILE=$(by_scale 256K 1M 64M)
 # stride: I/O sizes, and strides from the I/O size up, over one pass of the file
-STRIDE_FILE=$(by_scale 1M 16M 1G)
-STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M")
-STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M 8M" "128K 512K 2M 8M 32M 128M")
+STRIDE_FILE=$(by_scale 1M 8M 1G)
+STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M")
+STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M" "128K 512K 2M 8M 32M 128M")
 
 csv_open "$DATA/lab5.csv" "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,\
 seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
