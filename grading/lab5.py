@@ -15,7 +15,13 @@ compare with the kit's digit for digit; the first I/O after a cache drop
 nothing shows on any file system, a tmpfs included. The same shim holds
 O_DIRECT transfers to 512-byte alignment of buffer, size and offset
 (EINVAL otherwise), as a disk's block layer does, on any file system that
-opens O_DIRECT at all (a tmpfs accepts any alignment)."""
+opens O_DIRECT at all (a tmpfs accepts any alignment).
+
+Several I/Os in flight (--iodepth, --jobs) are checked on real I/O, not on
+that clock (it does not see io_uring): the data read (data_sum) must be
+the kit's, and the shim grading/inflight.c shows, without ptrace and
+without depending on timing, how many requests one io_uring submission
+carried and how many threads were inside pread at once."""
 
 import os
 import re
