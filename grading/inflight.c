@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int log_fd = -2;		/* -2: not read from the environment yet; -1: off */
+static int log_fd = -1;		/* -1: off */
 static unsigned meet;		/* threads to wait for in pread/pwrite; 0: none */
 static atomic_uint submit_max, inside, together_max;
 static atomic_int gave_up;	/* the one wait for IOLAB_INFLIGHT_MEET timed out */
@@ -86,8 +86,6 @@ static void *next(const char *name)
 /* The number of requests a call handed to the kernel (its result, if positive). */
 static int submitted(int result)
 {
-	if (log_fd == -2)
-		configure();
 	if (result > 0)
 		record("submit", &submit_max, (unsigned)result);
 	return result;
@@ -130,8 +128,6 @@ int io_uring_enter(unsigned fd, unsigned to_submit, unsigned min_complete, unsig
 /* Into a pread/pwrite: count the threads inside, and wait for the others once. */
 static void enter(void)
 {
-	if (log_fd == -2)
-		configure();
 	unsigned now = atomic_fetch_add(&inside, 1) + 1;
 
 	record("together", &together_max, now);
@@ -146,13 +142,21 @@ static void enter(void)
 	}
 }
 
+/* Looked up before main(), while there is one thread: no race on them. */
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+
+__attribute__((constructor)) static void init(void)
+{
+	configure();
+	real_pread = (ssize_t (*)(int, void *, size_t, off_t))next("pread");
+	real_pwrite = (ssize_t (*)(int, const void *, size_t, off_t))next("pwrite");
+}
+
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	static ssize_t (*f)(int, void *, size_t, off_t);
-
-	f = f ? f : (ssize_t (*)(int, void *, size_t, off_t))next("pread");
 	enter();
-	ssize_t r = f(fd, buf, n, off);
+	ssize_t r = real_pread(fd, buf, n, off);
 
 	atomic_fetch_sub(&inside, 1);
 	return r;
@@ -160,11 +164,8 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	static ssize_t (*f)(int, const void *, size_t, off_t);
-
-	f = f ? f : (ssize_t (*)(int, const void *, size_t, off_t))next("pwrite");
 	enter();
-	ssize_t r = f(fd, buf, n, off);
+	ssize_t r = real_pwrite(fd, buf, n, off);
 
 	atomic_fetch_sub(&inside, 1);
 	return r;
