@@ -5,18 +5,42 @@
 
 Groups the rows of CSV by the --by columns (in the order the groups first
 appear) and prints, for each group, its values of the --by columns, the
-number of rows, and the median of each --value column. --where keeps only
-the rows whose COL is one of the values listed; it may be repeated.
-Labs end with such a table of the numbers their questions ask for.
+number of rows, and the median of each --value column. A --value may also
+be a product of columns, optionally divided by a number, computed row by
+row before the median: iops*lat_mean_us/1e6 (Little's law, Lab 5).
+--where keeps only the rows whose COL is one of the values listed; it may
+be repeated. Labs end with such a table of the numbers their questions ask
+for.
 """
 import argparse
 import csv
+import re
 import statistics
 import sys
+
+PRODUCT = re.compile(r"([A-Za-z_]\w*(?:\*[A-Za-z_]\w*)*)(?:/([0-9.]+(?:e[0-9]+)?))?")
 
 
 def columns(text):
     return [c for c in text.split(",") if c]
+
+
+def value_columns(text):
+    """--value: columns, or products COL*COL[/NUMBER]."""
+    values = columns(text)
+    for v in values:
+        if not PRODUCT.fullmatch(v):
+            raise argparse.ArgumentTypeError(f"'{v}' is not COL or COL*COL[/NUMBER]")
+    return values
+
+
+def value_of(row, spec):
+    """A row's value of spec: a column, or a product of columns over a number."""
+    product, over = PRODUCT.fullmatch(spec).groups()
+    x = 1.0
+    for col in product.split("*"):
+        x *= float(row[col])
+    return x / float(over) if over else x
 
 
 def condition(text):
@@ -35,7 +59,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("csv")
     parser.add_argument("--by", type=columns, required=True)
-    parser.add_argument("--value", type=columns, required=True)
+    parser.add_argument("--value", type=value_columns, required=True)
     parser.add_argument("--where", type=condition, action="append", default=[])
     parser.add_argument("--title")
     args = parser.parse_args()
@@ -46,7 +70,8 @@ def main():
             header = rows[0].keys() if rows else []
     except OSError as e:
         sys.exit(f"medians.py: {args.csv}: {e.strerror}")
-    wanted = args.by + args.value + [col for col, _ in args.where]
+    used = [c for v in args.value for c in PRODUCT.fullmatch(v).group(1).split("*")]
+    wanted = args.by + used + [col for col, _ in args.where]
     missing = [c for c in wanted if rows and c not in header]
     if missing:
         sys.exit(f"medians.py: {args.csv}: no column {', '.join(missing)}")
@@ -60,7 +85,7 @@ def main():
     table = [args.by + ["n"] + [f"median {c}" for c in args.value]]
     for key, members in groups.items():
         try:
-            medians = [statistics.median(float(r[c]) for r in members) for c in args.value]
+            medians = [statistics.median(value_of(r, c) for r in members) for c in args.value]
         except ValueError:
             sys.exit(f"medians.py: {args.csv}: a value of {', '.join(args.value)} is not a number")
         table.append(list(key) + [str(len(members))] + [number(m) for m in medians])

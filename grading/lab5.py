@@ -15,26 +15,36 @@ compare with the kit's digit for digit; the first I/O after a cache drop
 nothing shows on any file system, a tmpfs included. The same shim holds
 O_DIRECT transfers to 512-byte alignment of buffer, size and offset
 (EINVAL otherwise), as a disk's block layer does, on any file system that
-opens O_DIRECT at all (a tmpfs accepts any alignment)."""
+opens O_DIRECT at all (a tmpfs accepts any alignment).
+
+Several I/Os in flight (--iodepth, --jobs) are checked on real I/O, not on
+that clock (it does not see io_uring): the data read (data_sum) must be
+the kit's, and the shim grading/inflight.c shows, without ptrace and
+without depending on timing, how many requests one io_uring submission
+carried and how many threads were inside pread at once."""
 
 import os
 import re
+import tempfile
 
 from gradelib import Fail, Mutant, check, expect, median, number
 
 LAB = 5
 QUESTIONS = {"Q5.1": 3, "Q5.2": 4, "Q5.3": 4, "Q5.4": 4, "Q5.5": 3, "Q5.6": 4, "Q5.7": 3, "Q5.8": 2,
-             "Q5.9": 3}
+             "Q5.9": 3, "Q5.10": 4, "Q5.11": 3, "Q5.12": 3}
 LAB5_CSV = "data/lab5.csv"
 HEADER = ("op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,bytes,wall_s,cpu_s,"
           "bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,median_bytes_per_ns,mean_bytes_per_ns,"
-          "stddev_bytes_per_ns,ci95_bytes_per_ns").split(",")
+          "stddev_bytes_per_ns,ci95_bytes_per_ns,iodepth,jobs,max_in_flight,lat_mean_us,data_sum").split(",")
 # The columns that say what a trial did: op .. bytes.
 CONDITIONS = HEADER[:HEADER.index("bytes") + 1]
 HEADER_LINE = ",".join(HEADER)
 NUMBERS = ["io_bytes", "direct", "cold", "trial", "ios", "bytes", "wall_s", "cpu_s", "bytes_per_ns",
            "lat_p50_us", "lat_p99_us", "cached_pct", "median_bytes_per_ns"]
-COLUMNS = {LAB5_CSV: ["experiment", "series", "op", "sync"] + NUMBERS}
+DEPTH_CSV = "data/lab5-depth.csv"
+DEPTH_NUMBERS = ["trial", "ios", "bytes", "iops", "iodepth", "jobs", "max_in_flight", "lat_mean_us"]
+COLUMNS = {LAB5_CSV: ["experiment", "series", "op", "sync"] + NUMBERS,
+           DEPTH_CSV: ["experiment", "seed", "data_sum"] + DEPTH_NUMBERS}
 DIO_ALIGN = 512     # the shim's O_DIRECT alignment: every block device's at least
 
 
@@ -256,6 +266,119 @@ def cold_direct(g):
            f"{' '.join(column(want, 'cached_pct'))}: is the file written with O_DIRECT?", reproduce)
 
 
+# ------------------------------------------------------------------ several I/Os in flight
+
+def in_flight(g, args, reproduce, meet=0, **kw):
+    """The student's iopattern --csv ARGS f.dat under grading/inflight.c:
+    (its CSV rows, the most requests one io_uring submission carried, the
+    most threads inside pread/pwrite at once)."""
+    so = g.shim("inflight")
+    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the student's program gets only its descriptor
+    env = {"LD_PRELOAD": so, "IOLAB_INFLIGHT_FD": str(log.fileno()), "IOLAB_INFLIGHT_MEET": str(meet)}
+    r = g.student("iopattern", "--csv", *args, "f.dat", timeout=20, env=env, ro_binds=[os.path.dirname(so)],
+                  pass_fds=[log.fileno()], **kw)
+    g.ok(r, "iopattern", reproduce)
+    expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
+    log.seek(0)
+    seen = {"submit": 0, "together": 0}
+    for line in log.read(1 << 20).decode("ascii", "replace").splitlines():
+        what, k = (line.split() + ["", ""])[:2]
+        if what in seen and k.isdigit():
+            seen[what] = max(seen[what], int(k))
+    log.close()
+    return csv_rows(r, "your"), seen["submit"], seen["together"]
+
+
+def same_data(want, got, reproduce, what):
+    """got's rows say they moved want's bytes and read want's data."""
+    expect(len(got) == len(want), f"{what}: {len(got)} rows, the kit's {len(want)}", reproduce)
+    for n, (w, m) in enumerate(zip(want, got), start=1):
+        for name in ("ios", "bytes", "data_sum"):
+            a, b = w[HEADER.index(name)], m[HEADER.index(name)]
+            expect(a == b, f"{what}: row {n}, {name}: yours {b}, the kit's {a}" +
+                   (" (the sum of the first 8 bytes each I/O read: does every request read into its own "
+                    "buffer, and is each completion's buffer the one its request used?)"
+                    if name == "data_sum" else ""), reproduce)
+
+
+# Random 4 KiB reads of a small cached file, D requests queued at once. The
+# kit's loop fills every free slot, then submits them all in one call: its
+# first submission carries D requests, on any machine and under any load.
+# Whether requests then overlap in the kernel depends on timing; how many one
+# submission carries depends only on the loop, so that is what is checked,
+# by a preloaded shim (grading/inflight.c) that sees liburing's submit calls
+# (bin/iopattern links liburing's shared library): no ptrace needed, the
+# same with bubblewrap and without. The max_in_flight column alone could
+# say anything.
+@check(3, "iopattern --iodepth: N requests in flight, same data", needs=["iopattern"])
+def iodepth(g):
+    d, io = g.between(8, 32), 4096
+    args = [str(a) for a in ["--op", "read", "--pattern", "random", "-b", io,
+                             "--file-size", io * g.between(64, 256), "--total", io * g.between(200, 400),
+                             "--seed", g.between(0, 999999), "-r", 2]]
+    deep = args + ["--iodepth", str(d)]
+    reproduce = f"bin/iopattern {' '.join(deep)} --csv f.dat"
+    want = g.reference("iopattern", "--csv", *args, "f.dat")
+    expect(want.status == 0, f"the kit's iopattern failed here: {want.why('iopattern')}: ask your instructor")
+    want = csv_rows(want, "the kit's")
+    rows, submitted, _ = in_flight(g, deep, reproduce, io_uring=True)
+    same_data(want, rows, reproduce, f"--iodepth {d}")
+    tops = column(rows, "max_in_flight")
+    expect(column(rows, "iodepth") == [str(d)] * len(rows) and tops == [str(d)] * len(rows),
+           f"--iodepth {d}: iodepth {' '.join(column(rows, 'iodepth'))}, max_in_flight {' '.join(tops)}, "
+           f"not {d} in every row (each trial has more I/Os than that)", reproduce)
+    expect(submitted >= 2, f"--iodepth {d}: no io_uring submission carried more than {submitted} request(s) "
+           "(the grader counts what each io_uring_submit* call of liburing hands to the kernel): are the free "
+           "slots all filled before one submit, so that the requests are in flight together?", reproduce)
+    again = f"bin/iopattern {' '.join(args)} --iodepth 1 --csv f.dat"
+    rows, _, _ = in_flight(g, args + ["--iodepth", "1"], again, io_uring=True)
+    same_data(want, rows, again, "--iodepth 1")
+    expect(column(rows, "max_in_flight") == ["1"] * len(rows),
+           f"--iodepth 1: max_in_flight {' '.join(column(rows, 'max_in_flight'))}, not 1", again)
+
+
+# Threads that run together always meet: the shim holds each thread's first
+# pread until J are inside one (up to 5 s, once), so J threads running at
+# the same time are seen together however the scheduler orders them, and
+# threads run one after another never are (the first gives up after 5 s).
+@check(2, "iopattern --jobs: N threads, same data", needs=["iopattern"])
+def jobs(g):
+    j, io = g.between(2, 6), 4096 * g.between(1, 4)
+    args = [str(a) for a in ["--op", "read", "--pattern", "random", "-b", io,
+                             "--file-size", io * g.between(64, 256), "--total", io * g.between(100, 300),
+                             "--seed", g.between(0, 999999), "-r", 2]]
+    reproduce = f"bin/iopattern {' '.join(args)} --jobs {j} --csv f.dat"
+    want = g.reference("iopattern", "--csv", *args, "f.dat")
+    expect(want.status == 0, f"the kit's iopattern failed here: {want.why('iopattern')}: ask your instructor")
+    rows, _, together = in_flight(g, args + ["--jobs", str(j)], reproduce, meet=j)
+    same_data(csv_rows(want, "the kit's"), rows, reproduce, f"--jobs {j}")
+    expect(column(rows, "jobs") == [str(j)] * len(rows), f"--jobs {j}: the jobs column says "
+           f"{' '.join(column(rows, 'jobs'))}", reproduce)
+    expect(together == j, f"--jobs {j}: at most {together} thread(s) were inside pread at once, though the "
+           f"grader held each one's first pread for 5 s waiting for the others: do the {j} threads run at the "
+           "same time (every one created before any is joined)?", reproduce)
+    expect(rows[0][HEADER.index("max_in_flight")] == str(j), f"--jobs {j}: max_in_flight "
+           f"{rows[0][HEADER.index('max_in_flight')]} in trial 1, where {j} threads were seen inside pread at "
+           "once", reproduce)
+
+
+# io_uring refused (here the sandbox's system-call filter fails io_uring_setup
+# with EPERM, as a container's does): --iodepth must stop and say so, never
+# fall back to one pread at a time under the same name, nor leave its file.
+@check(1, "iopattern --iodepth, io_uring refused: one line, exit 1, no file", needs=["iopattern"])
+def refused(g):
+    args = ["--op", "read", "--pattern", "seq", "-b", "4K", "--file-size", f"{g.between(4, 64)}K", "-r", "1",
+            "--iodepth", str(g.between(1, 16)), "f.dat"]
+    reproduce = f"bin/iopattern {' '.join(args)} where io_uring_setup fails (EPERM)"
+    r = g.student("iopattern", *args, io_uring=False)
+    lines = r.err.decode("utf-8", "replace").strip().splitlines()
+    expect(r.status == 1 and not r.killed and len(lines) == 1 and "io_uring" in lines[0],
+           f"io_uring refused: {r.why('iopattern') if r.status else 'exit status 0'}, {len(lines)} line(s) on "
+           "stderr: exit status 1 and one line naming io_uring expected", reproduce)
+    left = sorted(os.listdir(g.run))
+    expect(not left, f"io_uring refused: {', '.join(left)} left in the directory", reproduce)
+
+
 # ------------------------------------------------------------------ speed
 
 # Cached reads cost CPU only, so the student's iopattern should report what
@@ -372,12 +495,58 @@ def data_trends(g):
            "write waits for the device", again)
 
 
+# The depths and thread counts labs/5-patterns/lab5.sh measures, by scale.
+DEPTHS = {"tiny": ([1, 4, 32], [1, 2]), "quick": ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8]),
+          "full": ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8])}
+
+
+# Little's law: iops x lat_mean_us / 1e6 = the sum of the I/Os' latencies over
+# the trial's wall time = how many were in flight on average, which cannot
+# exceed the most at once. iopattern times every latency inside the trial's
+# wall time (io_uring: from its submission round to its completion seen;
+# threads: back to back within each thread), so the product is at most
+# max_in_flight (io_uring) or jobs (threads) up to the CSV's rounding: iops
+# has 6 significant digits, lat_mean_us 3 decimals. 2% slack covers that
+# with a wide margin and no more; a product over it was not measured so.
+LITTLE_SLACK = 1.02
+
+
+@check(2, "data/lab5-depth.csv: the lab's depths and threads, Little's law, the same data")
+def data_depth(g):
+    rows = g.rows(DEPTH_CSV, DEPTH_NUMBERS, lab=5)
+    again = "make lab5"
+    points, sums = {}, {}
+    for n, r in enumerate(rows, start=2):
+        where = f"{DEPTH_CSV} line {n}: "
+        kind = r["experiment"]
+        expect(kind in ("depth", "threads"), f"{where}unknown experiment {kind}", again)
+        x = r["iodepth"] if kind == "depth" else r["jobs"]
+        top = r["max_in_flight"]
+        expect(x == int(x) >= 1 and (r["jobs"] == 1 if kind == "depth" else r["iodepth"] == 0),
+               f"{where}iodepth {r['iodepth']:g} and jobs {r['jobs']:g} do not fit the experiment {kind}", again)
+        expect(1 <= top <= x and (kind == "threads" or top == min(x, r["ios"])),
+               f"{where}max_in_flight {top:g} with {'iodepth' if kind == 'depth' else 'jobs'} {x:g}", again)
+        little = r["iops"] * r["lat_mean_us"] / 1e6
+        expect(0 < little <= LITTLE_SLACK * top,
+               f"{where}iops x lat_mean_us / 1e6 = {little:.3g} I/Os in flight on average, more than the "
+               f"{top:g} at most (max_in_flight): not measured together", again)
+        points.setdefault(kind, set()).add(int(x))
+        # Every point reads the same file at the same offsets, trial by trial.
+        key = (r["seed"], r["ios"], r["trial"])
+        expect(sums.setdefault(key, r["data_sum"]) == r["data_sum"],
+               f"{where}data_sum {r['data_sum']} differs from another point's trial {r['trial']:g} (same seed, "
+               f"same offsets, same data: {sums[key]})", again)
+    got = (sorted(points.get("depth", ())), sorted(points.get("threads", ())))
+    expect(got in DEPTHS.values(), f"depths {got[0]} and threads {got[1]}: not the ones make lab5 measures at "
+           "any scale (" + "; ".join(f"{k}: {a}, {b}" for k, (a, b) in DEPTHS.items()) + ")", again)
+
+
 IOPATTERN = "labs/5-patterns/iopattern.c"
 MUTANTS = [
     # the buffer from malloc(): not aligned for O_DIRECT (EINVAL on a disk)
     Mutant("iopattern-malloc-buffer", IOPATTERN,
-           [("err = posix_memalign(&buf, mem_align > 4096 ? mem_align : 4096, c.io);",
-             "buf = malloc(c.io), err = buf ? 0 : ENOMEM;")],
+           [("err = posix_memalign((void **)&bufs[i], mem_align > 4096 ? mem_align : 4096, c.io);",
+             "bufs[i] = malloc(c.io), err = bufs[i] ? 0 : ENOMEM;")],
            "iopattern: --cold and --direct as the kit's on this file system"),
     # random offsets from the C library's one shared rand(), not the seeded generator
     Mutant("iopattern-shared-rand", IOPATTERN,
@@ -403,4 +572,30 @@ MUTANTS = [
     Mutant("iopattern-percentile-rank", IOPATTERN,
            [("return x[rank > 0 ? rank - 1 : 0];", "return x[rank < n ? rank : n - 1];")],
            "iopattern: CSV rows, statistics and bytes moved as the kit's"),
+    # --iodepth keeps one request in flight: the queue refilled only once empty
+    Mutant("iopattern-ring-one-in-flight", IOPATTERN,
+           [("for (; n_idle > 0 && next < c->ios;", "for (; in_flight == 0 && n_idle > 0 && next < c->ios;")],
+           "iopattern --iodepth: N requests in flight, same data"),
+    # the same, reporting max_in_flight as the depth asked for
+    Mutant("iopattern-ring-one-in-flight-lying", IOPATTERN,
+           [("for (; n_idle > 0 && next < c->ios;", "for (; in_flight == 0 && n_idle > 0 && next < c->ios;"),
+            ("if (in_flight > *most)\n\t\t\t*most = in_flight;", "*most = (unsigned)c->depth;")],
+           "iopattern --iodepth: N requests in flight, same data"),
+    # every read request into slot 0's buffer: completions summed from the wrong buffers
+    Mutant("iopattern-ring-one-buffer", IOPATTERN,
+           [("io_uring_prep_read(sqe, fd, bufs[slot],", "io_uring_prep_read(sqe, fd, bufs[0],")],
+           "iopattern --iodepth: N requests in flight, same data"),
+    # each thread joined right after it is created: the threads run one after another
+    Mutant("iopattern-jobs-one-after-another", IOPATTERN,
+           [("if (j > 0 && (err = pthread_join(s[j].thread, NULL)) != 0)",
+             "if (0 && (err = pthread_join(s[j].thread, NULL)) != 0)"),
+            ("if (j > 0 && (err = pthread_create(&s[j].thread, NULL, run_share, &s[j])) != 0)",
+             "if (j > 0 && ((err = pthread_create(&s[j].thread, NULL, run_share, &s[j])) != 0\n"
+             "\t\t\t      || (err = pthread_join(s[j].thread, NULL)) != 0))")],
+           "iopattern --jobs: N threads, same data"),
+    # io_uring refused: silently one pread at a time instead
+    Mutant("iopattern-ring-refusal-ignored", IOPATTERN,
+           [("(err = io_uring_queue_init((unsigned)c.depth, &ring, 0)) != 0)",
+             "(err = io_uring_queue_init((unsigned)c.depth, &ring, 0)) != 0 && (c.depth = 0) != 0)")],
+           "iopattern --iodepth, io_uring refused: one line, exit 1, no file"),
 ]

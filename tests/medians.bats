@@ -42,3 +42,17 @@ setup() {
 	run python3 "$ROOT/common/medians.py" r.csv --by threads --value wall_s --where threads
 	[ "$status" -eq 2 ]
 }
+
+@test "medians.py: a product of columns over a number, computed row by row before the median" {
+	printf '%s\n' "kind,iops,lat_us" "a,1000,2000" "a,3000,1000" "a,2000,4000" "b,10,100" >p.csv
+	run python3 "$ROOT/common/medians.py" p.csv --by kind --value 'iops*lat_us/1e6,iops'
+	[ "$status" -eq 0 ]
+	# rows of a: 2, 3 and 8 in flight: the median is 3 (the product of the medians would be 4)
+	[ "${lines[1]}" = "     a  3                       3         2000" ]
+	[ "${lines[2]}" = "     b  1                   0.001           10" ]
+	run python3 "$ROOT/common/medians.py" p.csv --by kind --value 'iops*lat_us/x'
+	[ "$status" -eq 2 ]
+	run python3 "$ROOT/common/medians.py" p.csv --by kind --value 'iops*seconds'
+	[ "$status" -eq 1 ]
+	[ "$output" = "medians.py: p.csv: no column seconds" ]
+}

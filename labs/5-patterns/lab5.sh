@@ -21,16 +21,16 @@ TRIALS=5
 DEPTHS=$(by_scale "1 4 32" "1 2 4 8 16 32 64" "1 2 4 8 16 32 64")
 THREADS=$(by_scale "1 2" "1 2 4 8" "1 2 4 8")
 DEPTH_FILE=$(by_scale 1M 64M 1G)
-DEPTH_TOTAL=$(by_scale 256K 8M 256M)
-SIZES=$(by_scale "4K 64K 1M" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M 128M")
-FILE=$(by_scale 1M 16M 1G)	# the file of the size and random experiments
+DEPTH_TOTAL=$(by_scale 256K 4M 256M)
+SIZES=$(by_scale "4K 64K 1M" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M 128M")
+FILE=$(by_scale 1M 8M 1G)	# the file of the size and random experiments
 # fsync after every small write is slow: a smaller file, and sizes that fit it
-EACH_SIZES=$(by_scale "4K 64K" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M")
-EACH_FILE=$(by_scale 256K 4M 64M)
+EACH_SIZES=$(by_scale "4K 64K" "4K 16K 64K 256K 1M" "4K 16K 64K 256K 1M 4M 16M 64M")
+EACH_FILE=$(by_scale 256K 1M 64M)
 # stride: I/O sizes, and strides from the I/O size up, over one pass of the file
-STRIDE_FILE=$(by_scale 1M 16M 1G)
-STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M 16M" "4K 16K 64K 256K 1M 4M 16M 64M")
-STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M 8M" "128K 512K 2M 8M 32M 128M")
+STRIDE_FILE=$(by_scale 1M 8M 1G)
+STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M")
+STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M" "128K 512K 2M 8M 32M 128M")
 
 csv_open "$DATA/lab5.csv" "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,\
 seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
@@ -128,4 +128,10 @@ else
 fi
 curve threads pread "$THREADS" --jobs "${in_flight[@]}"
 csv_commit
-python3 labs/5-patterns/medians.py "$DATA/lab5.csv" "$DATA/lab5-depth.csv"
+python3 common/medians.py "$DATA/lab5.csv" --title "== Lab 5: medians, 4 KiB reads (data/lab5.csv)" \
+	--by experiment,series --where io_bytes=4096 --where experiment=read-size,random-read \
+	--value bytes_per_ns,iops,lat_p50_us
+# Little's law, trial by trial: IOPS x mean latency = I/Os in flight on average.
+python3 common/medians.py "$DATA/lab5-depth.csv" \
+	--title "== Lab 5: medians, 4 KiB random O_DIRECT reads, several in flight (data/lab5-depth.csv)" \
+	--by experiment,iodepth,jobs --value iops,lat_p50_us,lat_p99_us,lat_mean_us,cpu_s,iops*lat_mean_us/1e6
