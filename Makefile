@@ -109,7 +109,7 @@ $(PLOT_LABS): plot-%: all
 
 # A figure is redrawn when its script or any result changes; one without its
 # data yet (a lab not run) is skipped with a note instead of failing.
-plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh
+plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh common/table.py
 	@bash common/plot.sh $< $@
 
 # T=launch runs tests/launch.bats only (T="launch runs": those two).
