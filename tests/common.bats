@@ -133,3 +133,32 @@ load helpers
 	"$UNIT" rng 42 100000 10 | cmp - draws
 	! "$UNIT" rng 43 100000 10 | cmp -s - draws
 }
+
+@test "csv_field, csv_char: quoted only with a comma, a quote or a line break; quotes doubled" {
+	run "$UNIT" csv plain 'a,b' 'say "hi"' "two
+lines" , '"'
+	[ "$status" -eq 0 ]
+	# read back by Python's csv module, the fields come out as they went in
+	python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+assert rows[0] == ["plain", "a,b", "say \"hi\"", "two\nlines", ",", "\""], rows[0]
+assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
+' <<<"$output"
+	[ "${lines[0]}" = 'plain,"a,b","say ""hi""","two' ]
+}
+
+@test "table.py: median (min-max) per group, counts of 1s, --where, --csv, a missing column named" {
+	printf 'k,trial,wall_s,ok\n1,1,3,1\n1,2,1,0\n1,3,2,1\n10,1,5,1\n10,2,7,1\n' >t.csv
+	run python3 "$ROOT/common/table.py" t.csv --by k --values wall_s --count ok
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "  k   n   wall_s   ok" ]
+	[ "${lines[2]}" = "  1   3  2 (1-3)  2/3" ]
+	[ "${lines[3]}" = "  10  2  6 (5-7)  2/2" ]
+	run python3 "$ROOT/common/table.py" t.csv --by k --values wall_s --count ok --where k=10 --csv
+	[ "$output" = "k,n,wall_s_median,wall_s_min,wall_s_max,ok_count
+10,2,6,5,7,2" ]
+	run python3 "$ROOT/common/table.py" t.csv --by k --values secs
+	[ "$status" -ne 0 ]
+	[[ $output == *"t.csv: no column secs"* ]]
+}
