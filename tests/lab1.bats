@@ -45,9 +45,9 @@ run_lab1() {
 	run_lab1
 	csv=data/lab1.csv
 	awk -F, '$2 == "append" && ($13 != 2000 || $14 != 0) { exit 1 }' $csv
-	# overwrite: both writers write 200000 lines over the same 400000 bytes,
-	# so the two writers together lose 200000 lines in every trial
-	[ "$(awk -F, '$2 == "overwrite" { lost[$4] += $14 } END { for (t in lost) print lost[t] }' $csv | sort -u)" = 200000 ]
+	# overwrite: both writers write 1000000 lines over the same 2000000
+	# bytes, so the two writers together lose 1000000 lines in every trial
+	[ "$(awk -F, '$2 == "overwrite" { lost[$4] += $14 } END { for (t in lost) print lost[t] }' $csv | sort -u)" = 1000000 ]
 	# every line found belongs to a run: runs >= 1 wherever lines were found
 	awk -F, 'NR > 1 && $13 > 0 && ($15 < 1 || $17 > $13) { exit 1 }' $csv
 }
