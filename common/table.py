@@ -2,7 +2,7 @@
 """table.py - a table of medians from a lab's CSV, to read at the end of a lab.
 
   python3 common/table.py CSV --by COL[,COL...] --values COL[,COL...]
-                          [--count COL[,COL...]] [--where COL=VALUE]...
+                          [--count COL[,COL...]] [--where COL=VALUE[,VALUE...]]...
                           [--title TEXT | --csv]
 
 Groups the rows by the --by columns (in the order the groups first appear)
@@ -10,7 +10,8 @@ and prints, for each group, how many rows it has (n) and, for each --values
 column, the median of its values with their minimum and maximum:
 "median (min-max)"; for each --count column (a 0/1 flag), in how many of
 the group's rows it is 1: "3/10". Empty cells are left out; a column with no value in a
-group shows "-". --where keeps only the rows whose column has that value.
+group shows "-". --where keeps only the rows whose column has one of the
+values listed; it may be repeated. (--value is --values.)
 Columns are found by name, so the order of the CSV's columns does not matter.
 
 --csv prints the same as CSV, for gnuplot: the --by columns, n, then
@@ -23,11 +24,21 @@ import statistics
 import sys
 
 
-def number(text):
-    """Formats a value with 4 significant digits, whole numbers as they are."""
-    if text == int(text) and abs(text) < 1e9:
-        return str(int(text))
-    return f"{text:.4g}"
+def number(x):
+    """A value with 4 significant digits; from 1000 up, rounded to a whole number."""
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    if abs(x) >= 1000:
+        return f"{x:.0f}"
+    return f"{x:.4g}"
+
+
+def condition(text):
+    """--where COL=VALUE[,VALUE...]: the column and the set of its values kept."""
+    col, sep, values = text.partition("=")
+    if not sep or not col:
+        raise argparse.ArgumentTypeError(f"'{text}' is not COL=VALUE[,VALUE...]")
+    return col, set(values.split(","))
 
 
 def cell(values):
@@ -43,26 +54,38 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file", metavar="CSV")
     ap.add_argument("--by", required=True, help="group-by columns, comma-separated")
-    ap.add_argument("--values", required=True, help="value columns, comma-separated")
+    ap.add_argument("--values", "--value", required=True, help="value columns, comma-separated")
     ap.add_argument("--count", default="", help="0/1 columns, comma-separated")
-    ap.add_argument("--where", action="append", default=[], metavar="COL=VALUE")
+    ap.add_argument("--where", action="append", default=[], type=condition,
+                    metavar="COL=VALUE[,VALUE...]")
     ap.add_argument("--title", help="a line printed above the table")
     ap.add_argument("--csv", action="store_true", help="print CSV for gnuplot")
     args = ap.parse_args()
     by, values = args.by.split(","), args.values.split(",")
     counts = [c for c in args.count.split(",") if c]
-    where = [w.split("=", 1) for w in args.where]
+    where = args.where
 
-    with open(args.file, newline="") as f:
-        reader = csv.DictReader(f)
-        missing = [c for c in by + values + counts + [w[0] for w in where]
-                   if c not in (reader.fieldnames or [])]
-        if missing:
-            sys.exit(f"table.py: {args.file}: no column {', '.join(missing)}")
-        groups = {}
-        for row in reader:
-            if all(row[c] == v for c, v in where):
-                groups.setdefault(tuple(row[c] for c in by), []).append(row)
+    try:
+        with open(args.file, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in by + values + counts + [w[0] for w in where]
+                       if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit(f"table.py: {args.file}: no column {', '.join(missing)}")
+            groups = {}
+            for row in reader:
+                if all(row[c] in v for c, v in where):
+                    groups.setdefault(tuple(row[c] for c in by), []).append(row)
+    except OSError as e:
+        sys.exit(f"table.py: {args.file}: {e.strerror}")
+    for rows in groups.values():
+        for c in values:
+            for r in rows:
+                if r[c] != "":
+                    try:
+                        float(r[c])
+                    except ValueError:
+                        sys.exit(f"table.py: {args.file}: a value of {c} is not a number: {r[c]}")
 
     if args.csv:
         out = csv.writer(sys.stdout, lineterminator="\n")

@@ -162,3 +162,20 @@ assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
 	[ "$status" -ne 0 ]
 	[[ $output == *"t.csv: no column secs"* ]]
 }
+
+@test "table.py: --where keeps the rows whose column is one of the values, repeatable; errors name the file or column" {
+	printf '%s\n' "trial,threads,phase,wall_s" "1,1,fill,0.5" "1,1,copy,2" "1,2,fill,0.25" \
+		"2,1,fill,0.7" "2,1,copy,4" "3,1,fill,0.1" "3,1,copy,3" >r.csv
+	run python3 "$ROOT/common/table.py" r.csv --by phase --value wall_s --where threads=1 --where trial=1,3 --title T
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | tr -s ' ')" = "$(printf '%s\n' \
+		"T" " phase n wall_s" " fill 2 0.3 (0.1-0.5)" " copy 2 2.5 (2-3)")" ]
+	run python3 "$ROOT/common/table.py" nowhere.csv --by a --values b
+	[ "$status" -eq 1 ]
+	[ "$output" = "table.py: nowhere.csv: No such file or directory" ]
+	run python3 "$ROOT/common/table.py" r.csv --by threads --values phase
+	[ "$status" -eq 1 ]
+	[ "$output" = "table.py: r.csv: a value of phase is not a number: fill" ]
+	run python3 "$ROOT/common/table.py" r.csv --by threads --values wall_s --where threads
+	[ "$status" -eq 2 ]
+}
