@@ -104,7 +104,7 @@ plot: $(FIGURES)
 PLOT_LABS := $(addprefix plot-,$(LAB_TARGETS))
 .PHONY: $(PLOT_LABS)
 $(PLOT_LABS): plot-%: all
-	@$(MAKE) --no-print-directory $(filter plot/$*-%,$(FIGURES))
+	@$(MAKE) -s --no-print-directory $(filter plot/$*-%,$(FIGURES))
 	$(call preview,$(wildcard plot/$*-*.gp))
 
 # A figure is redrawn when its script or any result changes; one without its
