@@ -91,20 +91,25 @@ labs: all
 	[ -z "$$failed" ] || echo "  failed:$$failed (see its output above)"; \
 	exit 1
 
+# A lab redraws its own figures only: plot-labN.
 $(LAB_TARGETS): all
 	@bash labs/*/$@.sh
-	@$(MAKE) --no-print-directory plot
+	@$(MAKE) --no-print-directory plot-$@
 
 # PREVIEW=1 also draws each figure as text in the terminal (for SSH sessions).
+# plot-labN: only that lab's figures.
+preview = $(if $(PREVIEW),@for gp in $(sort $(1)); do bash common/plot.sh --preview $$gp; done)
 plot: $(FIGURES)
-ifdef PREVIEW
-	@for gp in $(sort $(wildcard plot/*.gp)); do \
-	  gnuplot -e "set terminal dumb size 100,30" $$gp 2>/dev/null || true; done
-endif
+	$(call preview,$(wildcard plot/*.gp))
+PLOT_LABS := $(addprefix plot-,$(LAB_TARGETS))
+.PHONY: $(PLOT_LABS)
+$(PLOT_LABS): plot-%: all
+	@$(MAKE) -s --no-print-directory $(filter plot/$*-%,$(FIGURES))
+	$(call preview,$(wildcard plot/$*-*.gp))
 
 # A figure is redrawn when its script or any result changes; one without its
 # data yet (a lab not run) is skipped with a note instead of failing.
-plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh
+plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh common/table.py
 	@bash common/plot.sh $< $@
 
 # T=launch runs tests/launch.bats only (T="launch runs": those two).
@@ -171,6 +176,7 @@ help:
 	@echo "make labs       run every lab (SCALE=$(SCALE)), write data/, draw plot/, print a summary"
 	@echo "make labN       run one lab: $(LAB_TARGETS)"
 	@echo "make plot       draw plot/*.png from data/ (PREVIEW=1: also as text in the terminal)"
+	@echo "make plot-labN  draw only lab N's figures"
 	@echo "make test       run the test suite, then a tally per test file (T=launch: only tests/launch.bats)"
 	@echo "make check      the test suite on sanitizer builds (ASan+UBSan; TSan for threaded programs)"
 	@echo "make bench      speed benchmarks, as ratios against a reference run alongside"

@@ -245,6 +245,33 @@ static inline int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/*
+ * Prints s as one CSV field (RFC 4180): as it is, or between double quotes,
+ * each quote doubled, when it holds a comma, a quote or a line break.
+ * csv_char() does the same for a one-character field, such as a writer's.
+ */
+static inline void csv_field(FILE *out, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, out);
+		return;
+	}
+	putc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', out);
+		putc(*s, out);
+	}
+	putc('"', out);
+}
+
+static inline void csv_char(FILE *out, char c)
+{
+	char s[2] = { c, '\0' };
+
+	csv_field(out, s);
+}
+
 /* read(2) retried on EINTR. Returns bytes read, 0 at end of file, -1 on error. */
 static inline ssize_t read_retry(int fd, void *buf, size_t n)
 {

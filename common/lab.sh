@@ -24,11 +24,15 @@ tiny | quick | full) ;;
 esac
 mkdir -p "$DATA" "$SCRATCH"
 
+# The Python 3 that runs common/*.py, found once: a version manager's shim
+# (pyenv) costs a fraction of a second on every call otherwise.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+
 # median: the median of the numbers on stdin, one per line (the mean of
-# the middle two when there is an even number of them).
+# the middle two when there is an even number of them): Python's
+# statistics.median, the one common/table.py uses too.
 median() {
-	sort -g | awk '{ v[NR] = $1 }
-		END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	"$PYTHON" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.stdin.read().split()))'
 }
 
 # by_scale TINY QUICK FULL: prints the value that goes with SCALE.

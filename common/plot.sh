@@ -1,23 +1,45 @@
 #!/usr/bin/env bash
 # plot.sh SCRIPT.gp OUT.png - draws one figure with gnuplot.
+# plot.sh --preview SCRIPT.gp - draws it as text in the terminal instead.
 #
 # The .gp scripts set no terminal, so the same script draws a PNG here and
-# text in the terminal for `make plot PREVIEW=1`. A figure whose data files
-# are not there yet (its lab has not run) is skipped with a note.
+# text for `make plot PREVIEW=1`, and may ask for a size: "# size: 960,820". They get the variables kit, the kit's
+# folder, and python, the Python 3 interpreter, to run the kit's helpers (common/table.py computes the medians they
+# draw). A figure whose data files are not there yet (its lab has not run)
+# is skipped with a note.
 set -euo pipefail
-gp=$1 png=$2
+preview=
+if [ "${1-}" = --preview ]; then preview=1; shift; fi
+gp=$1 png=${2-}
+kit=$(cd "$(dirname "$0")/.." && pwd)
+python=$(python3 -c 'import sys; print(sys.executable)')
 
-bash "$(dirname "$0")/deps.sh" gnuplot
+bash "$kit/common/deps.sh" gnuplot
 
 for csv in $(grep -o "data/[A-Za-z0-9_./-]*\.csv" "$gp" | sort -u); do
 	if [ ! -s "$csv" ]; then
-		echo "skip $png: no $csv yet (run its lab first)"
+		echo "skip ${png:-$gp}: no $csv yet (run its lab first)"
 		exit 0
 	fi
 done
 
+if [ -n "$preview" ]; then
+	# Wide enough that the two panels of a multiplot keep their titles apart.
+	# Text has no rotated labels: a panel's y label would be written across
+	# its left neighbour, so multiplots lose theirs (the PNG keeps them).
+	text=$(mktemp)
+	trap 'rm -f "$text"' EXIT
+	# Nor markup: 2^{%L} becomes 2^%L, st\\_blksize st_blksize.
+	multi='s/^$//'
+	if grep -q 'set multiplot' "$gp"; then multi='s/^\([[:space:]]*\)set ylabel .*/\1unset ylabel/'; fi
+	sed -e "$multi" -e 's/\^{\([^}]*\)}/^\1/g' -e 's/\\\\_/_/g' "$gp" >"$text"
+	gnuplot -e "kit='$kit'; python='$python'; set terminal dumb size 160,40 noenhanced" "$text"
+	exit 0
+fi
+# A script may ask for another size with a line "# size: WIDTH,HEIGHT".
+size=$(sed -n 's/^# size: \([0-9]*,[0-9]*\)$/\1/p' "$gp")
 tmp="$png.tmp"
 trap 'rm -f "$tmp"' EXIT
-gnuplot -e "set terminal pngcairo size 960,600 font 'sans,10'; set output '$tmp'" "$gp"
+gnuplot -e "kit='$kit'; python='$python'; set terminal pngcairo size ${size:-960,600} font 'sans,10'; set output '$tmp'" "$gp"
 mv "$tmp" "$png"
 echo "drew $png"

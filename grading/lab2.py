@@ -33,7 +33,8 @@ WHOLE = ["lines_per_lock", "trial", "lines_written", "vol_cs", "invol_cs", "line
          "max_run_lines"]
 NUMBERS = WHOLE + ["wall_s", "user_s", "sys_s", "start_delay_s", "median_run_lines"]
 # read as text: names, 0/1 flags, and the lock times lockbench alone measures (empty for plain)
-TEXT = ["experiment", "flush", "lock", "sync", "writer", "runs_multiple_of_k", "lock_wait_s", "lock_held_s"]
+TEXT = ["experiment", "flush", "lock", "sync", "writer", "runs_multiple_of_k", "lock_wait_s", "lock_held_s",
+        "interleaved"]
 COLUMNS = {LAB2_CSV: TEXT + NUMBERS}
 KINDS = ("flock", "fcntl", "ofd")
 
@@ -388,7 +389,7 @@ def data_plausible(g):
     for n, r in enumerate(rows, start=2):
         def bad(why):
             raise Fail(f"{LAB2_CSV} line {n}: {why}", "make lab2")
-        if not (r["experiment"] in ("plain", "sweep", "locks", "sync") and r["flush"] in ("0", "1")
+        if not (r["experiment"] in ("plain", "sweep", "lockstep", "locks", "sync") and r["flush"] in ("0", "1")
                 and r["lock"] in ("none", "flock", "fcntl", "ofd") and r["sync"] in ("none", "fdatasync", "fsync")
                 and r["writer"] in ("A", "B") and r["runs_multiple_of_k"] in ("0", "1")):
             bad("unknown experiment, flush, lock, sync or writer")
@@ -477,6 +478,13 @@ def data_trends(g):
                f"line {n}: {r['lost_lines']:g} lines lost; O_APPEND loses none", "make lab2")
         expect(not locked or r["runs_multiple_of_k"] == "1",
                f"line {n}: a lock and the flush, yet a run that is not a multiple of K", "make lab2")
+        # lockstep: the writers meet before every batch, so every trial
+        # tests the flush: whole batches with it, broken ones without
+        if r["experiment"] == "lockstep":
+            expect(r["interleaved"] == "1" and r["runs_multiple_of_k"] == r["flush"],
+                   f"line {n}: lockstep, flush={r['flush']}, yet runs_multiple_of_k={r['runs_multiple_of_k']} "
+                   f"(interleaved={r['interleaved']}): with the flush every batch stays whole, without it "
+                   "batches break", "make lab2")
         if r["experiment"] == "sweep" and r["lines_per_lock"] in (1, 1000):
             walls.setdefault((r["lines_per_lock"], r["flush"]), []).append(r["wall_s"])
     for f in ("0", "1"):

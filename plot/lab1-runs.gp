@@ -1,7 +1,10 @@
 # Lab 1: the run length follows the stdio buffer size.
-# Each point is the median run length of one writer in one trial.
+# Each point: the median over the trials (both writers) of each writer's
+# median run length; whiskers: the smallest and largest. Only trials in
+# which the writers interleaved count; the others (one writer's lines all
+# before the other's: they tested nothing) are drawn apart, as crosses.
 set datafile separator ','
-set title "Lab 1: two writers, one file: how long are the runs?"
+set title "Lab 1: two writers, one file: how long are the runs? (median, min-max whiskers)"
 set xlabel "stdio buffer size (bytes, log scale)"
 set ylabel "median run length (lines, log scale)"
 set logscale xy 2
@@ -9,17 +12,24 @@ set format x "2^{%L}"
 set format y "2^{%L}"
 set key top left
 set grid
+set xrange [1:200000]
 
 # stdio's default buffer is the file's st_blksize, recorded in data/machine.txt.
 blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
 csv = 'data/lab1.csv'
+# Medians over the interleaved trials, by experiment and buffer (common/table.py).
+M = '< '.python.' '.kit.'/common/table.py '.csv.' --csv --by experiment,buffer_bytes --values median_run_lines --where mode=append --where interleaved=1'
+# Where a buffer is drawn: unbuffered (-b 0) writes each 2-byte line alone,
+# at 2 bytes; stdio's default at st_blksize.
+x(ex, b) = ex eq "default" ? blksize : (b > 0 ? b : 2)
+stats csv using (strcol('mode') eq 'append' && column('interleaved') == 0 ? 1 : 0) nooutput
+untested = STATS_sum
 
-# Columns: 1 experiment, 3 buffer_bytes, 5 writer, 16 median_run_lines.
-# Unbuffered (-b 0) writes each 2-byte line alone: drawn at 2 bytes.
 plot x / 2 with lines dashtype 2 lc rgb "gray40" title "one full buffer per run (2 bytes a line)", \
-     csv skip 1 using (strcol(1) eq "buffer" && $3 > 0 ? $3 : NaN):16 \
-         with points pt 7 ps 0.8 lc rgb "#1f77b4" title "-b BYTES", \
-     csv skip 1 using (strcol(1) eq "buffer" && $3 == 0 ? 2 : NaN):16 \
-         with points pt 5 ps 1 lc rgb "#d62728" title "-b 0 (unbuffered)", \
-     csv skip 1 using (strcol(1) eq "default" ? blksize : NaN):16 \
-         with points pt 9 ps 1.5 lc rgb "#2ca02c" title sprintf("stdio default (st\\_blksize = %d)", blksize)
+     M using (strcol("experiment") eq "buffer" ? x("buffer", column("buffer_bytes")) : NaN):'median_run_lines_median':'median_run_lines_min':'median_run_lines_max' \
+         with yerrorbars pt 7 ps 0.9 lc rgb "#1f77b4" title "-b BYTES (-b 0: unbuffered, drawn at 2)", \
+     M using (strcol("experiment") eq "default" ? blksize : NaN):'median_run_lines_median':'median_run_lines_min':'median_run_lines_max' \
+         with yerrorbars pt 9 ps 1.5 lc rgb "#2ca02c" title sprintf("stdio default (st\\_blksize = %d)", blksize), \
+     csv using (strcol('mode') eq 'append' && column('interleaved') == 0 ? \
+         x(strcol('experiment'), column('buffer_bytes')) : NaN):'median_run_lines' \
+         with points pt 2 ps 1 lc rgb "gray50" title sprintf("not interleaved: tested nothing (%d writer rows)", untested)

@@ -1,17 +1,31 @@
-# Lab 1: what a small buffer costs: elapsed time per writer against buffer size.
+# Lab 1: what a small buffer costs: time per writer against buffer size.
+# Points: the median over the trials (both writers); whiskers: min and max.
 set datafile separator ','
-set title "Lab 1: time to write the lines, by stdio buffer size"
+set title "Lab 1: time to write the lines, by stdio buffer size (median, min-max whiskers)"
 set xlabel "stdio buffer size (bytes, log scale; unbuffered drawn at 2)"
-set ylabel "elapsed time per writer (s, log scale)"
+set ylabel "time per writer (s, log scale)"
 set logscale xy
+set xrange [1:200000]
 set key top right
 set grid
 
 csv = 'data/lab1.csv'
-# Columns: 1 experiment, 3 buffer_bytes, 7 wall_s, 8 user_s, 9 sys_s.
-plot csv skip 1 using (strcol(1) eq "buffer" ? ($3 > 0 ? $3 : 2) : NaN):7 \
-         with points pt 7 lc rgb "#1f77b4" title "elapsed", \
-     csv skip 1 using (strcol(1) eq "buffer" ? ($3 > 0 ? $3 : 2) : NaN):9 \
-         with points pt 6 lc rgb "#d62728" title "system CPU", \
-     csv skip 1 using (strcol(1) eq "buffer" ? ($3 > 0 ? $3 : 2) : NaN):8 \
-         with points pt 4 lc rgb "#2ca02c" title "user CPU"
+blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
+M = '< '.python.' '.kit.'/common/table.py '.csv.' --csv --by experiment,buffer_bytes --values wall_s,sys_s,user_s --where mode=append'
+x(ex, b) = ex eq "default" ? blksize : (b > 0 ? b : 2)
+X = 'x(strcol("experiment"), column("buffer_bytes"))'
+# A CPU time of 0 (less than the kernel's accounting tick) has no place on
+# a log axis: count the rows that have one, and say so under the plot.
+stats csv using (strcol('mode') eq 'append' && (column('sys_s') == 0 || column('user_s') == 0) ? 1 : 0) nooutput
+zeros = STATS_sum
+set label 1 sprintf("log axis: %d writer rows with a user or system CPU time of 0 (below the tick) are left out of those medians' whiskers", zeros) \
+	at graph 0.01, graph 0.03 font ',8'
+set label 2 sprintf("default buffer = st\\_blksize = %d", blksize) at blksize, graph 0.95 center font ',8'
+set arrow 1 from blksize, graph 0 to blksize, graph 0.92 nohead dt 3 lc rgb 'gray50'
+
+plot M using (@X * 0.93):'wall_s_median':'wall_s_min':'wall_s_max' \
+         with yerrorbars pt 7 lc rgb "#1f77b4" title "elapsed", \
+     M using (@X):'sys_s_median':'sys_s_min':'sys_s_max' \
+         with yerrorbars pt 6 lc rgb "#d62728" title "system CPU", \
+     M using (@X * 1.07):'user_s_median':'user_s_min':'user_s_max' \
+         with yerrorbars pt 4 lc rgb "#2ca02c" title "user CPU"

@@ -1,66 +1,78 @@
-# lab2-runs.gp - Lab 2: what the run lengths say about the lock. Left: the
-# median run length of each writer in each trial of the sweep, against K.
-# With fflush before the unlock, every run is a whole number of batches;
-# without it, runs are whole stdio buffers (st_blksize bytes, 2 bytes a
-# line), whatever K. Right: the share of trials in which every run of the
-# file was a multiple of K, as bin/runs --multiple K found it.
+# lab2-runs.gp - Lab 2: do the run lengths show that the lock kept each
+# batch of K lines together? Top: the sweep (writers started together,
+# then left alone); bottom: lockstep (lockbench --lockstep: the writers
+# meet before every batch, so every batch is contended).
+# Left: each writer's median run length, median over the trials with
+# min-max whiskers. With fflush before the unlock, every run is a whole
+# number of batches; without it, runs are whole stdio buffers (st_blksize
+# bytes, 2 bytes a line), whatever K. Right: each trial as runs --multiple K
+# judged the file: kept whole (every run a multiple of K), broken, or
+# untested (at most two runs: the writers never interleaved, so the check
+# tested nothing).
+# size: 960,820
 set datafile separator ','
+set datafile columnheaders
 F = 'data/lab2.csv'
 
 blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
-sweep(fl) = strcol('experiment') eq 'sweep' && column('flush') == fl
-stats F using (sweep(1) ? column('lines_written') : NaN) nooutput
-lines = STATS_max
+M(ex) = '< '.python.' '.kit.'/common/table.py '.F.' --csv --by lines_per_lock,flush' \
+	.' --values median_run_lines --count runs_multiple_of_k,interleaved --where experiment='.ex
+# The same for one flush setting, a row per K.
+MF(ex, fl) = M(ex).' --where flush='.fl
+max(a, b) = a > b ? a : b
+# Shares of the trials (each trial has two rows, one per writer: the counts
+# are of rows, the shares the same).
+broken(dummy) = column('n') - column('runs_multiple_of_k_count')
+untested(dummy) = column('n') - column('interleaved_count')
+whole(dummy) = max(0, column('n') - broken(0) - untested(0))
+pct(x) = 100.0 * x / column('n')
 
-# $OK: per K, the percentage of trials whose runs were all multiples of K.
-set print $OK
-print 'k,flush_pct,noflush_pct'
-do for [e = 0:9] {
-	k = 10**e
-	stats F using (sweep(1) && column('lines_per_lock') == k ? 1 : 0) nooutput
-	if (STATS_sum > 0) {
-		n = STATS_sum
-		stats F using (sweep(1) && column('lines_per_lock') == k ? \
-			column('runs_multiple_of_k') : 0) nooutput
-		ok1 = STATS_sum
-		stats F using (sweep(0) && column('lines_per_lock') == k ? \
-			column('runs_multiple_of_k') : 0) nooutput
-		print sprintf('%d,%g,%g', k, 100 * ok1 / n, 100 * STATS_sum / n)
-	}
+set multiplot layout 2,2 title 'Lab 2: the run lengths in the file: was every batch of K lines kept whole? (two writers, flock)'
+do for [row = 1:2] {
+	ex = word('sweep lockstep', row)
+	unset logscale
+	set autoscale	# stats keeps to the ranges of the last panel otherwise
+	stats F using (strcol('experiment') eq ex ? column('lines_written') : NaN) nooutput
+	lines = STATS_max
+	set grid
+	set key bottom right font ',8' opaque
+	set title sprintf('%s: median run length (median, min-max)', ex) . \
+		(row == 1 ? sprintf(', %.0f lines per writer', lines) : ', 20 batches or more')
+	set xlabel 'lines per lock, K (log scale)'
+	set ylabel 'median run length (lines)'
+	set logscale xy
+	set xrange [0.5:20000]
+	set yrange [0.5:1e6]
+	set format y '10^{%L}'
+	set xtics auto
+	set style fill empty
+	plot x with lines dt 2 lc rgb 'gray40' title 'K: one batch', \
+	     blksize / 2 with lines dt 3 lw 2 lc rgb 'black' \
+		title sprintf('one stdio buffer: %.0f lines', blksize / 2), \
+	     M(ex) using (column('lines_per_lock') * 1.1):(column('flush') == 1 ? column('median_run_lines_median') : NaN): \
+		'median_run_lines_min':'median_run_lines_max' with yerrorbars pt 7 ps 0.7 lc rgb '#d62728' title 'fflush before unlock', \
+	     M(ex) using (column('lines_per_lock') / 1.1):(column('flush') == 0 ? column('median_run_lines_median') : NaN): \
+		'median_run_lines_min':'median_run_lines_max' with yerrorbars pt 5 ps 0.7 lc rgb '#1f77b4' title 'no fflush'
+
+	set title sprintf('%s: the trials, as runs --multiple K judged them', ex)
+	set ylabel 'trials (%)'
+	unset logscale
+	set yrange [0:125]
+	set xrange [-0.6:*]
+	set format y '%g'
+	set style fill solid 0.85 border -1
+	set boxwidth 0.35
+	set xlabel 'lines per lock, K: left bar fflush before unlock, right bar no fflush'
+	set key top center horizontal font ',8'
+	# Stacked: kept whole at the bottom, then broken, then untested on top;
+	# per K, the left bar with fflush, the right bar without.
+	set xtics () nomirror
+	plot MF(ex, 1) using ($0 - 0.2):(pct(whole(0) + broken(0) + untested(0))):xtic(strcol('lines_per_lock')) \
+		with boxes lc rgb '#bbbbbb' title 'untested (writers never interleaved)', \
+	     MF(ex, 0) using ($0 + 0.2):(pct(whole(0) + broken(0) + untested(0))) with boxes lc rgb '#bbbbbb' notitle, \
+	     for [fl = 1:0:-1] MF(ex, fl) using ($0 + (fl ? -0.2 : 0.2)):(pct(whole(0) + broken(0))) \
+		with boxes lc rgb '#d62728' title (fl ? 'broken (a run not a multiple of K)' : ''), \
+	     for [fl = 1:0:-1] MF(ex, fl) using ($0 + (fl ? -0.2 : 0.2)):(pct(whole(0))) \
+		with boxes lc rgb '#2ca02c' title (fl ? 'kept whole' : '')
 }
-set print
-
-set multiplot layout 1,2 title sprintf('Lab 2: the run lengths in the file (sweep, two writers of %.0f lines, flock)', lines)
-set grid
-set key bottom right font ',9' opaque
-
-set title 'median run length of each writer in each trial'
-set xlabel 'lines per lock, K (log scale)'
-set ylabel 'median run length (lines, log scale)'
-set logscale xy
-set xrange [0.5:20000]
-set yrange [0.5:lines * 4]
-set format y '%g'
-plot x with lines dt 2 lc rgb 'gray40' title 'K: one batch', \
-     blksize / 2 with lines dt 3 lw 2 lc rgb 'black' \
-	title sprintf('one stdio buffer: %.0f lines', blksize / 2), \
-     lines with lines dt 4 lc rgb 'gray60' title 'all the lines of one writer', \
-     F using (column('lines_per_lock') * 1.1):(sweep(1) ? column('median_run_lines') : NaN) \
-	with points pt 7 ps 0.7 lc rgb '#d62728' title 'fflush before unlock', \
-     F using (column('lines_per_lock') / 1.1):(sweep(0) ? column('median_run_lines') : NaN) \
-	with points pt 5 ps 0.7 lc rgb '#1f77b4' title 'no fflush'
-
-set title 'trials in which every run was a multiple of K'
-set ylabel 'trials (%)'
-unset logscale
-set yrange [0:115]
-set xrange [*:*]
-set format y '%g'
-set style fill solid 0.8 border -1
-set boxwidth 0.35
-set xtics ()
-set xlabel 'lines per lock, K'
-set key top right
-plot $OK using ($0 - 0.2):'flush_pct':xtic(1) with boxes lc rgb '#d62728' title 'fflush before unlock', \
-     $OK using ($0 + 0.2):'noflush_pct' with boxes lc rgb '#1f77b4' title 'no fflush'
 unset multiplot

@@ -1,10 +1,11 @@
 # lab4-datagen.gp - datagen: the run times of every run, four writer threads
-# versus -z (the main thread writes), as box plots with every run as a point.
+# versus -z (the main thread writes), as box plots (median, middle half,
+# whiskers from min to max) with every run as a point.
 # Elapsed time is filling the buffers (the main thread alone, in both modes)
 # plus writing them (the only part the threads can overlap); CPU time adds
 # up every thread.
 set datafile separator ','
-set title 'Lab 4: datagen, four writer threads versus sequential (-z), every run (data/lab4-datagen.csv)'
+set title 'Lab 4: datagen, four writer threads versus sequential (-z): median, middle half, min-max, every run'
 set ylabel 'time per run (ms)'
 set yrange [0:*]
 set xrange [0:12]
@@ -12,7 +13,8 @@ set xtics ('elapsed (wall\_s)' 1.5, 'filling buffers (fill\_s)' 4.5, \
 	   'writing (write\_s)' 7.5, 'CPU, all threads (cpu\_s)' 10.5) nomirror
 set grid ytics
 set key top right
-set style boxplot nooutliers
+# Box: the middle half of the runs, a line at the median; whiskers: min to max.
+set style boxplot nooutliers fraction 1.0
 set boxwidth 0.6
 set jitter spread 0.5
 # The value of column col in ms, in rows of the given mode only.

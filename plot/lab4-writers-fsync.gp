@@ -2,14 +2,15 @@
 # files, per strategy. Left: over elapsed time, the real throughput. Right:
 # over CPU time, the figure a clock() stopwatch gives, beside the source
 # article's own clock() figures (80 MiB files on a MacBook; see
-# data/reference/README.md). Points: every trial; lines: the mean of the trials.
+# data/reference/README.md). Points: every trial; lines: the median of
+# the trials, with whiskers from the smallest to the largest.
 set datafile separator ','
-# The mean: "smooth frequency" adds up the y values that share an x, so each
-# row adds its value / T for the strategy drawn, and 0 for the others.
-stats 'data/lab4-writers.csv' using 1 nooutput
-T = STATS_max		# trials per configuration
 S = "seq per-file io-thread pool"
 mine(i) = strcol(2) eq word(S, i) && $7 == 1
+# Medians (min-max) over the trials per strategy and file count
+# (common/table.py); the lines join the medians.
+M(i) = '< '.python.' '.kit.'/common/table.py data/lab4-writers.csv --csv --by files' \
+	.' --values mib_s,cpu_mib_s --where fsync=1 --where strategy='.word(S, i)
 
 set logscale xy
 set xrange [3:1500]
@@ -18,21 +19,21 @@ set format y '%.0f'
 set xlabel 'files written (log scale)'
 set grid xtics ytics
 set key at graph 0.98, 0.8 right top reverse Left font ',9' spacing 0.9
-set multiplot layout 1,2 title "Lab 4: parallel writers, every file fsync'd (data/lab4-writers.csv)"
+set multiplot layout 1,2 title "Lab 4: parallel writers, every file fsync'd (median, min-max whiskers; data/lab4-writers.csv)"
 
 set title 'from elapsed time (CLOCK\_MONOTONIC): throughput'
 set ylabel 'MiB/s (log scale)'
 plot for [i=1:4] 'data/lab4-writers.csv' using 4:(mine(i) ? $11 : 1/0) \
 	with points pt 7 ps 0.5 lc i notitle, \
-     for [i=1:4] 'data/lab4-writers.csv' using 4:(mine(i) ? $11 / T : 0) \
-	smooth frequency with lines lw 2 lc i title word(S, i)
+     for [i=1:4] M(i) using 'files':'mib_s_median':'mib_s_min':'mib_s_max' \
+	with yerrorlines lw 2 pt 7 ps 0.5 lc i title word(S, i)
 
 set title 'from CPU time (what clock() measures): not a throughput'
 set ylabel 'MiB per CPU-second (log scale)'
 plot for [i=1:4] 'data/lab4-writers.csv' using 4:(mine(i) ? $12 : 1/0) \
 	with points pt 7 ps 0.5 lc i notitle, \
-     for [i=1:4] 'data/lab4-writers.csv' using 4:(mine(i) ? $12 / T : 0) \
-	smooth frequency with lines lw 2 lc i title word(S, i), \
+     for [i=1:4] M(i) using 'files':'cpu_mib_s_median':'cpu_mib_s_min':'cpu_mib_s_max' \
+	with yerrorlines lw 2 pt 7 ps 0.5 lc i title word(S, i), \
      for [i=1:4] 'data/reference/lab4-parallel-io.csv' \
 	using 4:(strcol(2) eq word(S, i) ? $5 * $4 / 1048576 / ($6 / 1e6) : 1/0) \
 	with linespoints dt 2 pt 6 lc i title 'source: '.word(S, i)

@@ -133,3 +133,64 @@ load helpers
 	"$UNIT" rng 42 100000 10 | cmp - draws
 	! "$UNIT" rng 43 100000 10 | cmp -s - draws
 }
+
+@test "csv_field, csv_char: quoted only with a comma, a quote or a line break; quotes doubled" {
+	run "$UNIT" csv plain 'a,b' 'say "hi"' "two
+lines" , '"'
+	[ "$status" -eq 0 ]
+	# read back by Python's csv module, the fields come out as they went in
+	python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+assert rows[0] == ["plain", "a,b", "say \"hi\"", "two\nlines", ",", "\""], rows[0]
+assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
+' <<<"$output"
+	[ "${lines[0]}" = 'plain,"a,b","say ""hi""","two' ]
+}
+
+@test "table.py: median (min-max) per group, counts of 1s, --where, --csv, a missing column named" {
+	printf 'k,trial,wall_s,ok\n1,1,3,1\n1,2,1,0\n1,3,2,1\n10,1,5,1\n10,2,7,1\n' >t.csv
+	run python3 "$ROOT/common/table.py" t.csv --by k --values wall_s --count ok
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "  k   n   wall_s   ok" ]
+	[ "${lines[2]}" = "  1   3  2 (1-3)  2/3" ]
+	[ "${lines[3]}" = "  10  2  6 (5-7)  2/2" ]
+	run python3 "$ROOT/common/table.py" t.csv --by k --values wall_s --count ok --where k=10 --csv
+	[ "$output" = "k,n,wall_s_median,wall_s_min,wall_s_max,ok_count
+10,2,6,5,7,2" ]
+	run python3 "$ROOT/common/table.py" t.csv --by k --values secs
+	[ "$status" -ne 0 ]
+	[[ $output == *"t.csv: no column secs"* ]]
+}
+
+@test "table.py: --where keeps the rows whose column is one of the values, repeatable; errors name the file or column" {
+	printf '%s\n' "trial,threads,phase,wall_s" "1,1,fill,0.5" "1,1,copy,2" "1,2,fill,0.25" \
+		"2,1,fill,0.7" "2,1,copy,4" "3,1,fill,0.1" "3,1,copy,3" >r.csv
+	run python3 "$ROOT/common/table.py" r.csv --by phase --value wall_s --where threads=1 --where trial=1,3 --title T
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | tr -s ' ')" = "$(printf '%s\n' \
+		"T" " phase n wall_s" " fill 2 0.3 (0.1-0.5)" " copy 2 2.5 (2-3)")" ]
+	run python3 "$ROOT/common/table.py" nowhere.csv --by a --values b
+	[ "$status" -eq 1 ]
+	[ "$output" = "table.py: nowhere.csv: No such file or directory" ]
+	run python3 "$ROOT/common/table.py" r.csv --by threads --values phase
+	[ "$status" -eq 1 ]
+	[ "$output" = "table.py: r.csv: a value of phase is not a number: fill" ]
+	run python3 "$ROOT/common/table.py" r.csv --by threads --values wall_s --where threads
+	[ "$status" -eq 2 ]
+}
+
+@test "table.py: a product of columns over a number, computed row by row before the median" {
+	printf '%s\n' "kind,iops,lat_us" "a,1000,2000" "a,3000,1000" "a,2000,4000" "b,10,100" >p.csv
+	run python3 "$ROOT/common/table.py" p.csv --by kind --value 'iops*lat_us/1e6,iops' --csv
+	[ "$status" -eq 0 ]
+	# rows of a: 2, 3 and 8 in flight: the median is 3 (the product of the medians would be 4)
+	[ "${lines[0]}" = "kind,n,iops*lat_us/1e6_median,iops*lat_us/1e6_min,iops*lat_us/1e6_max,iops_median,iops_min,iops_max" ]
+	[ "${lines[1]}" = "a,3,3,2,8,2000,1000,3000" ]
+	[ "${lines[2]}" = "b,1,0.001,0.001,0.001,10,10,10" ]
+	run python3 "$ROOT/common/table.py" p.csv --by kind --value 'iops*lat_us/x'
+	[ "$status" -eq 2 ]
+	run python3 "$ROOT/common/table.py" p.csv --by kind --value 'iops*seconds'
+	[ "$status" -eq 1 ]
+	[ "$output" = "table.py: p.csv: no column seconds" ]
+}

@@ -8,39 +8,74 @@ setup() {
 	needs writer launch runs	# the lab runs them
 }
 
+# The lab runs once for the whole file, in setup_file; each test reads its
+# output (out), its CSV and machine.txt from there.
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	status=0
+	# bounded: a lab whose writers wait forever fails instead of hanging
+	DATA=data SCRATCH=s SCALE=tiny timeout 600 bash "$ROOT/labs/1-interleave/lab1.sh" >out 2>&1 || status=$?
+	echo "$status" >status
+}
+
 run_lab1() {
-	DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$BATS_TEST_TMPDIR/s" SCALE=tiny \
-		bash "$ROOT/labs/1-interleave/lab1.sh"
+	cd "$BATS_FILE_TMPDIR" || return 1
+	[ "$(cat status)" -eq 0 ] || { cat out; return 1; }
+	output=$(cat out)
 }
 
 @test "lab1: writes data/lab1.csv with one row per experiment, trial and writer" {
-	run run_lab1
-	[ "$status" -eq 0 ]
+	run_lab1
 	csv=data/lab1.csv
-	[ "$(head -1 $csv)" = "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines" ]
-	# default + 6 buffer sizes + overwrite, 3 trials, 2 writers
-	[ "$(tail -n +2 $csv | wc -l)" -eq 48 ]
+	[ "$(head -1 $csv)" = "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,interleaved" ]
+	# default + 6 buffer sizes, 3 trials; overwrite, 5 trials; 2 writers
+	[ "$(tail -n +2 $csv | wc -l)" -eq 52 ]
 	[ "$(tail -n +2 $csv | cut -d, -f1,3 | sort -u | tr '\n' ' ')" = "buffer,0 buffer,1024 buffer,128 buffer,16 buffer,65536 buffer,8192 default, overwrite, " ]
-	# every row has 17 fields and positive elapsed times
-	awk -F, 'NR > 1 && (NF != 17 || $7 <= 0) { exit 1 }' $csv
+	# every row has 18 fields and positive elapsed times
+	awk -F, 'NR > 1 && (NF != 18 || $7 <= 0) { exit 1 }' $csv
+	# it ends with the table of medians
+	[[ $output == *"median (min-max) over the n rows of each group"* ]]
+	[[ $output == *"overwrite                 overwrite  10 "* ]]
 	# no scratch file and no temporary CSV left behind
 	[ -z "$(ls -A s)" ]
 	[ ! -e data/lab1.csv.tmp ]
 }
 
 @test "lab1: append mode loses nothing; overwrite loses exactly one writer's worth" {
-	run_lab1 >/dev/null
+	run_lab1
 	csv=data/lab1.csv
 	awk -F, '$2 == "append" && ($13 != 2000 || $14 != 0) { exit 1 }' $csv
-	# overwrite: both writers write 2000 lines over the same 4000 bytes, so
-	# the two writers together lose 2000 lines in every trial
-	[ "$(awk -F, '$2 == "overwrite" { lost[$4] += $14 } END { for (t in lost) print lost[t] }' $csv | sort -u)" = 2000 ]
+	# overwrite: both writers write 1000000 lines over the same 2000000
+	# bytes, so the two writers together lose 1000000 lines in every trial
+	[ "$(awk -F, '$2 == "overwrite" { lost[$4] += $14 } END { for (t in lost) print lost[t] }' $csv | sort -u)" = 1000000 ]
 	# every line found belongs to a run: runs >= 1 wherever lines were found
 	awk -F, 'NR > 1 && $13 > 0 && ($15 < 1 || $17 > $13) { exit 1 }' $csv
 }
 
+# The demonstration: lines lost without O_APPEND split between A and B.
+# About 1 overwrite trial in 10 leaves one writer's lines only (it wrote
+# last everywhere); the CSV must say so (interleaved = 0), and at least one
+# of the 5 trials must show the split (all 5 failing: about 1 run in 10^5).
+@test "lab1: overwrite splits the lost lines between A and B, or says the trial tested nothing" {
+	run_lab1
+	python3 - data/lab1.csv <<-'PY'
+	import csv, sys
+	rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["mode"] == "overwrite"]
+	trials = {}
+	for r in rows:
+	    trials.setdefault(r["trial"], []).append(r)
+	split = 0
+	for t, (a, b) in trials.items():
+	    lost = (int(a["lost_lines"]), int(b["lost_lines"]))
+	    both = all(n > 0 for n in lost)
+	    assert a["interleaved"] == b["interleaved"] == str(int(both)), (t, lost)
+	    split += both
+	assert len(trials) == 5 and split >= 1, f"{split} of {len(trials)} trials split"
+	PY
+}
+
 @test "lab1: data/machine.txt describes the machine and the scratch file system" {
-	run_lab1 >/dev/null
+	run_lab1
 	for key in date kernel cpu cores memory scratch_dir_fs scratch_dir_st_blksize compiler libc; do
 		grep -q "^$key: ." data/machine.txt
 	done
@@ -49,8 +84,8 @@ run_lab1() {
 
 @test "lab1: the figures are drawn from the CSV as PNG files" {
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
-	run_lab1 >/dev/null
-	mkdir plot
+	run_lab1
+	mkdir -p plot
 	for fig in lab1-runs lab1-time; do
 		bash "$ROOT/common/plot.sh" "$ROOT/plot/$fig.gp" plot/$fig.png
 		[ "$(head -c 8 plot/$fig.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]

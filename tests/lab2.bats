@@ -4,13 +4,14 @@
 
 load helpers
 
-HEADER=experiment,lines_per_lock,flush,lock,sync,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lock_wait_s,lock_held_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,runs_multiple_of_k
+HEADER=experiment,lines_per_lock,flush,lock,sync,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lock_wait_s,lock_held_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,runs_multiple_of_k,interleaved
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	needs_file writer flock-writer lockbench launch runs || return 0	# the lab runs them
 	status=0
-	DATA=data SCRATCH=s SCALE=tiny bash "$ROOT/labs/2-locking/lab2.sh" >out 2>&1 || status=$?
+	# bounded: a lab whose writers wait forever fails instead of hanging
+	DATA=data SCRATCH=s SCALE=tiny timeout 600 bash "$ROOT/labs/2-locking/lab2.sh" >out 2>&1 || status=$?
 	echo "$status" >status
 }
 
@@ -23,27 +24,30 @@ setup() {
 
 @test "lab2: data/lab2.csv has the header and a row per experiment, setting, trial and writer" {
 	[ "$(head -1 $csv)" = "$HEADER" ]
-	# tiny: plain 2 trials; sweep 5 K x 2 flush x 2 trials; locks 2 K x 4
-	# kinds x 1 trial; sync 2 K x 3 modes x 1 trial; two writers each
-	[ "$(tail -n +2 $csv | wc -l)" -eq 72 ]
-	[ "$(tail -n +2 $csv | cut -d, -f1-7 | sort -u | wc -l)" -eq 72 ]
-	[ "$(tail -n +2 $csv | cut -d, -f1 | uniq | tr '\n' ' ')" = "plain sweep locks sync " ]
+	# tiny: plain 2 trials; sweep 5 K x 2 flush x 2 trials; lockstep 4 K x
+	# 2 flush x 2 trials; locks 2 K x 4 kinds x 1 trial; sync 2 K x 3 modes
+	# x 1 trial; two writers each
+	[ "$(tail -n +2 $csv | wc -l)" -eq 104 ]
+	[ "$(tail -n +2 $csv | cut -d, -f1-7 | sort -u | wc -l)" -eq 104 ]
+	[ "$(tail -n +2 $csv | cut -d, -f1 | uniq | tr '\n' ' ')" = "plain sweep lockstep locks sync " ]
 	[ "$(awk -F, '$1 == "sweep" { print $2 "," $3 }' $csv | sort -t, -k1,1n -k2,2n -u | tr '\n' ' ')" = \
 		"1,0 1,1 10,0 10,1 100,0 100,1 1000,0 1000,1 10000,0 10000,1 " ]
 	[ "$(awk -F, '$1 == "locks" { print $2 "," $4 }' $csv | sort -u | tr '\n' ' ')" = \
 		"1,fcntl 1,flock 1,none 1,ofd 10000,fcntl 10000,flock 10000,none 10000,ofd " ]
 	[ "$(awk -F, '$1 == "sync" { print $2 "," $5 }' $csv | sort -u | tr '\n' ' ')" = \
 		"100,fdatasync 100,fsync 100,none 1000,fdatasync 1000,fsync 1000,none " ]
-	[[ $(cat out) == *"wrote $BATS_FILE_TMPDIR/data/lab2.csv (72 rows)"* ]]
+	[[ $(cat out) == *"wrote $BATS_FILE_TMPDIR/data/lab2.csv (104 rows)"* ]]
+	# it ends with the table of medians
+	[[ $(cat out) == *"lockstep    10000           0      flock  none       4 "* ]]
 }
 
 @test "lab2: every row is complete and plausible" {
-	# 22 fields; positive elapsed time, at least the lock's own share; CPU
+	# 23 fields; positive elapsed time, at least the lock's own share; CPU
 	# times and context switches not negative; lock times empty only for
 	# flock-writer (plain), which does not measure them
-	awk -F, 'NR > 1 && (NF != 22 || $9 <= 0 || $10 < 0 || $11 < 0 || $12 < 0 || $13 < 0 ||
+	awk -F, 'NR > 1 && (NF != 23 || $9 <= 0 || $10 < 0 || $11 < 0 || $12 < 0 || $13 < 0 ||
 		($1 == "plain") != ($15 == "") || ($15 != "" && ($15 < 0 || $16 < 0 || $15 + $16 > $9)) ||
-		($7 != "A" && $7 != "B") || ($22 != 0 && $22 != 1)) { print "bad row " NR ": " $0; bad = 1 }
+		($7 != "A" && $7 != "B") || ($22 != 0 && $22 != 1) || ($23 != 0 && $23 != 1)) { print "bad row " NR ": " $0; bad = 1 }
 		END { exit bad }' $csv
 }
 
@@ -53,11 +57,29 @@ setup() {
 }
 
 @test "lab2: with a lock and fflush, every run is a multiple of K, in every trial" {
-	[ "$(awk -F, 'NR > 1 && $3 == 1 && $4 != "none"' $csv | wc -l)" -eq 48 ]
+	[ "$(awk -F, 'NR > 1 && $3 == 1 && $4 != "none"' $csv | wc -l)" -eq 64 ]
 	awk -F, 'NR > 1 && $3 == 1 && $4 != "none" && $22 != 1 { print "bad row " NR ": " $0; bad = 1 }
 		END { exit bad }' $csv
 	# a median run of a whole number of batches, too
 	awk -F, 'NR > 1 && $3 == 1 && $4 != "none" && $20 % $2 != 0 && $20 * 2 % $2 != 0 { bad = 1 }
+		END { exit bad }' $csv
+}
+
+# The demonstration: in lockstep every batch is contended, so the check
+# tests something in every trial: with fflush every batch is kept whole,
+# without it every trial breaks one (the writers meet before each batch,
+# so stdio's buffer is written in the middle of the other writer's turn).
+@test "lab2: lockstep: batches kept whole with fflush and broken without, in every trial" {
+	[ "$(awk -F, '$1 == "lockstep"' $csv | wc -l)" -eq 32 ]
+	awk -F, '$1 == "lockstep" && ($23 != 1 || $22 != $3) { print "bad row " NR ": " $0; bad = 1 }
+		END { exit bad }' $csv
+	# a trial that tested nothing says so in the progress, too
+	! grep "^  lockstep .*NOT INTERLEAVED" out
+}
+
+@test "lab2: locks at K = 10000 run in lockstep: every trial interleaves" {
+	[ "$(awk -F, '$1 == "locks" && $2 == 10000' $csv | wc -l)" -eq 8 ]
+	awk -F, '$1 == "locks" && $2 == 10000 && ($23 != 1 || $8 != 200000) { print "bad row " NR ": " $0; bad = 1 }
 		END { exit bad }' $csv
 }
 

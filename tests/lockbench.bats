@@ -197,3 +197,28 @@ batches_whole() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "lockbench: /dev/null: fdatasync: Invalid argument" ]
 }
+
+# --lockstep: the writers meet before every batch, so every round both
+# write one batch, in either order: 40 batches each give at least 41 runs.
+@test "lockbench --lockstep: under launch every batch is contended; kept whole with fflush, broken without" {
+	run "$BIN/launch" -f f "$BIN/lockbench -c A -n 4000 -k 100 --lockstep f" \
+		"$BIN/lockbench -c B -n 4000 -k 100 --lockstep f"
+	[ "$status" -eq 0 ]
+	run "$BIN/runs" --summary-csv --multiple 100 --expect A=4000,B=4000 f
+	[ "$status" -eq 0 ]
+	[ "$(awk -F, 'NR > 1 { n += $3 } END { print n }' <<<"$output")" -ge 41 ]
+	# without fflush stdio writes 2048-line buffers, whatever the lock
+	run "$BIN/launch" -f f "$BIN/lockbench -c A -n 4000 -k 100 --lockstep --no-flush f" \
+		"$BIN/lockbench -c B -n 4000 -k 100 --lockstep --no-flush f"
+	[ "$status" -eq 0 ]
+	run "$BIN/runs" -q --multiple 100 --expect A=4000,B=4000 f
+	[ "$status" -eq 1 ]
+	[[ $output == *"is not a multiple of 100"* ]]
+}
+
+@test "lockbench --lockstep: outside launch it is a usage error" {
+	run env -u IOLAB_BARRIER_FD "$BIN/lockbench" --lockstep -n 1 f
+	usage_fails
+	[[ ${lines[0]} == "lockbench: --lockstep: not started by launch (no IOLAB_BARRIER_FD)" ]]
+	[ ! -e f ]
+}

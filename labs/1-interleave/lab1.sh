@@ -2,51 +2,57 @@
 # Lab 1: two writers, one file. How do their lines interleave, and when are
 # lines lost? Runs writer A and writer B together with launch, then reads
 # the file with runs. One row per experiment, trial and writer in
-# data/lab1.csv.
+# data/lab1.csv; a table of medians at the end.
 source "$(dirname "$0")/../../common/lab.sh"
 
 lab_begin "Lab 1: interleaving" writer launch runs
 
 LINES=$(by_scale 2000 200000 1000000)	# per writer; the source wrote 1,000,000
 TRIALS=$(by_scale 3 5 5)
+# Overwrite: the source's million lines at every scale (about 25 ms a
+# writer), so that the writers overlap across several of the scheduler's
+# time slices even on a busy machine, and 5 trials: 1 trial in 10 or so
+# still ends with one writer's lines only (it wrote last everywhere), and
+# says so in the CSV (interleaved = 0).
+OW_LINES=1000000
+OW_TRIALS=5
 BUFFERS="0 16 128 1024 8192 65536"	# -b values; 0 is unbuffered
 file=$(scratch_file lab1.txt)
+out=$(scratch_file lab1-launch.csv)
+summary=$(scratch_file lab1-runs.csv)
 
-csv_open "$DATA/lab1.csv" "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines"
+csv_open "$DATA/lab1.csv" "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,interleaved"
 
-# experiment NAME MODE BUFFER: TRIALS runs of writers A and B started
-# together; BUFFER is a -b value, or "" for stdio's default.
+# experiment NAME MODE BUFFER LINES TRIALS [WRITER OPTION...]: TRIALS runs
+# of writers A and B started together; BUFFER is a -b value, or "" for
+# stdio's default.
 experiment() {
-	local name=$1 mode=$2 buffer=$3 trial writer child timing summary times found
-	local opts="-n $LINES -m $mode${buffer:+ -b $buffer}"
+	local name=$1 mode=$2 buffer=$3 lines=$4 trials=$5 trial overwrite=
+	shift 5
+	[ "$mode" = append ] || overwrite=--overwrite
+	local opts="-n $lines -m $mode${buffer:+ -b $buffer}${*:+ $*}"
 
-	for ((trial = 1; trial <= TRIALS; trial++)); do
-		timing=$("$BIN/launch" --csv -f "$file" \
-			"$BIN/writer -c A $opts $file" "$BIN/writer -c B $opts $file")
-		summary=$("$BIN/runs" --summary-csv "$file")
-		child=0
-		for writer in A B; do
-			child=$((child + 1))
-			# launch --csv: trial,child,command,start_delay_s,wall_s,user_s,
-			# sys_s,vol_cs,invol_cs,exit_status. Fields are counted from the
-			# end, as the command may hold quoted commas.
-			times=$(awk -F, -v child=$child 'NR > 1 && $2 == child {
-				print $(NF-5) "," $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $(NF-6) }' <<<"$timing")
-			# runs --summary-csv: char,lines,runs,min_run,median_run,max_run;
-			# no row at all when every line of this writer was lost.
-			found=$(awk -F, -v w=$writer 'NR > 1 && $1 == w { print $2 "," $3 "," $5 "," $6 }' <<<"$summary")
-			found=${found:-0,0,0,0}
-			csv_row "$name,$mode,$buffer,$trial,$writer,$LINES,$times,${found%%,*},$((LINES - ${found%%,*})),${found#*,}"
-		done
-		echo "  $name${buffer:+ -b $buffer}, trial $trial: $(tail -n 2 "$CSV_TMP" |
-			awk -F, '{ printf "%s %.4f s, median run %s, lost %s  ", $5, $7, $16, $14 }')"
+	for ((trial = 1; trial <= trials; trial++)); do
+		"$BIN/launch" --csv -f "$file" \
+			"$BIN/writer -c A $opts $file" "$BIN/writer -c B $opts $file" >"$out"
+		"$BIN/runs" --summary-csv "$file" >"$summary"
+		echo -n "  $name${buffer:+ -b $buffer}, trial $trial: "
+		"$PYTHON" common/trial.py --launch "$out" --runs "$summary" --csv "$CSV_TMP" \
+			--lines "$lines" ${overwrite:+"$overwrite"} \
+			--set "experiment=$name" --set "mode=$mode" \
+			--set "buffer_bytes=$buffer" --set "trial=$trial"
 	done
 }
 
-experiment default append ""
+# --together: the writers start their first line at the same moment (after
+# exec and open, at launch's second barrier). Without it, exec gives one a
+# head start of up to a few milliseconds, as long as a whole quick run.
+experiment default append "" "$LINES" "$TRIALS" --together
 for buffer in $BUFFERS; do
-	experiment buffer append "$buffer"
+	experiment buffer append "$buffer" "$LINES" "$TRIALS" --together
 done
-experiment overwrite overwrite ""
+experiment overwrite overwrite "" "$OW_LINES" "$OW_TRIALS" --together
 
 csv_commit
+"$PYTHON" common/table.py "$DATA/lab1.csv" --by experiment,buffer_bytes,mode \
+	--values wall_s,sys_s,median_run_lines,max_run_lines,lost_lines --count interleaved

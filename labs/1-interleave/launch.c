@@ -8,8 +8,13 @@
  * then execs its command. Closing the pipe's write end wakes all of them at
  * once. Each child is reaped with wait4(), which hands back its rusage:
  * user and system CPU time, and context switches.
+ *
+ * exec() itself still takes each child a different time, so launch also
+ * hands its children a second barrier, which they can meet at after exec,
+ * as often as they like (common/barrier.h: writer --together, lockbench
+ * --lockstep).
  */
-#define _DEFAULT_SOURCE		/* wait4() is BSD, not POSIX */
+#define _GNU_SOURCE		/* wait4() is BSD, memfd_create() Linux */
 #include <ctype.h>
 #include <getopt.h>
 #include <signal.h>
@@ -19,6 +24,7 @@
 
 #include "iolab.h"
 #include "stats.h"
+#include "barrier.h"
 #include "timing.h"
 
 static const char usage[] =
@@ -27,7 +33,8 @@ static const char usage[] =
 	"  no shell) and reports, per trial and child: start delay after the\n"
 	"  release, elapsed time to exit, user and system CPU, voluntary and\n"
 	"  involuntary context switches and exit status; then per child over the\n"
-	"  trials: mean, median, stddev, min and max.\n"
+	"  trials: mean, median, stddev, min and max. The children find a second\n"
+	"  barrier, to meet at after exec, in $IOLAB_BARRIER_FD (common/barrier.h).\n"
 	"  -r, --trials N   run everything N times (default 1)\n"
 	"  -f, --file FILE  remove FILE before each trial\n"
 	"      --csv        print CSV rows instead of tables\n"
@@ -169,10 +176,12 @@ static void reap_children(const pid_t pids[], int n, int64_t released,
  * returns 0, or -1 when a command could not be executed at all.
  */
 static int run_trial(char **cmds[], int n, struct child_report *reports,
-		     struct result *results, const char *texts[])
+		     struct result *results, const char *texts[], struct rendezvous *meet)
 {
 	pid_t pids[MAX_CHILDREN];
 	int gate[2];
+
+	rendezvous_init(meet, (unsigned)n);	/* a fresh one for every trial */
 
 	barrier_open(gate);
 	for (int i = 0; i < n; i++) {
@@ -208,29 +217,38 @@ static int run_trial(char **cmds[], int n, struct child_report *reports,
 	return failed;
 }
 
-/* Prints s as one CSV field, quoted when it holds a comma or a quote. */
-static void print_csv_field(const char *s)
-{
-	if (strpbrk(s, ",\"") == NULL) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
+/* One line of statistics; with one trial there is no spread: "-". */
 static void print_summary(const char *label, const double *x, int trials)
 {
 	double scratch[trials];
 	struct summary s = summarize(x, (size_t)trials, scratch);
+	char sd[32] = "-";
 
-	printf("  %-13s %9.4f %9.4f %9.4f %9.4f %9.4f\n", label, s.mean,
-	       s.median, s.stddev, s.min, s.max);
+	if (trials > 1)
+		snprintf(sd, sizeof sd, "%.4f", s.stddev);
+	printf("  %-13s %9.4f %9.4f %9s %9.4f %9.4f\n", label, s.mean,
+	       s.median, sd, s.min, s.max);
+}
+
+/* The shared memory of the children's second barrier, its descriptor
+ * inherited through exec and named in the environment. */
+static struct rendezvous *make_rendezvous(void)
+{
+	int fd = memfd_create("iolab-barrier", 0);	/* no MFD_CLOEXEC: inherited */
+	char number[16];
+
+	if (fd < 0)
+		die_errno("memfd_create");
+	if (ftruncate(fd, sizeof(struct rendezvous)) != 0)
+		die_errno("ftruncate");
+	struct rendezvous *m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		die_errno("mmap");
+	snprintf(number, sizeof number, "%d", fd);
+	if (setenv(BARRIER_ENV, number, 1) != 0)
+		die_errno("setenv");
+	return m;
 }
 
 int main(int argc, char **argv)
@@ -284,9 +302,11 @@ int main(int argc, char **argv)
 	if (reports == MAP_FAILED)
 		die_errno("mmap");
 	struct result *results = xmalloc((size_t)trials * n * sizeof *results);
+	struct rendezvous *meet = make_rendezvous();
 
+	/* The free-text command goes last: every other column is a number. */
 	if (csv)
-		puts("trial,child,command,start_delay_s,wall_s,user_s,sys_s,vol_cs,invol_cs,exit_status");
+		puts("trial,child,start_delay_s,wall_s,user_s,sys_s,vol_cs,invol_cs,exit_status,command");
 	else
 		printf("%5s %5s %10s %9s %9s %9s %7s %9s %6s  %s\n", "trial", "child",
 		       "start_ms", "wall_s", "user_s", "sys_s", "vol_cs",
@@ -298,17 +318,17 @@ int main(int argc, char **argv)
 
 		if (file != NULL && unlink(file) != 0 && errno != ENOENT)
 			die_errno(file);
-		if (run_trial(cmds, n, reports, r, texts) != 0)
+		if (run_trial(cmds, n, reports, r, texts, meet) != 0)
 			exit(EXIT_IO);
 		for (int i = 0; i < n; i++) {
 			failed |= r[i].exit_status != 0;
 			if (csv) {
-				printf("%d,%d,", t + 1, i + 1);
-				print_csv_field(texts[i]);
-				printf(",%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d\n",
+				printf("%d,%d,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,", t + 1, i + 1,
 				       r[i].start_delay_s, r[i].wall_s, r[i].user_s,
 				       r[i].sys_s, r[i].vol_cs, r[i].invol_cs,
 				       r[i].exit_status);
+				csv_field(stdout, texts[i]);
+				putchar('\n');
 			} else {
 				printf("%5d %5d %10.3f %9.4f %9.4f %9.4f %7ld %9ld %6d  %s\n",
 				       t + 1, i + 1, r[i].start_delay_s * 1e3,
@@ -345,5 +365,6 @@ int main(int argc, char **argv)
 	}
 	free(results);
 	munmap(reports, n * sizeof *reports);
+	munmap(meet, sizeof *meet);
 	return failed ? EXIT_IO : 0;
 }

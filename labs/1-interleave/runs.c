@@ -76,9 +76,9 @@ static void end_run(void)
 	}
 
 	if (st.output == CSV) {
-		const char *quote = st.ch == ',' || st.ch == '"' ? "\"" : "";
-		printf("%" PRIu64 ",%s%c%s%s,%" PRIu64 "\n", st.start, quote, st.ch,
-		       st.ch == '"' ? "\"" : "", quote, st.length);
+		printf("%" PRIu64 ",", st.start);
+		csv_char(stdout, (char)st.ch);
+		printf(",%" PRIu64 "\n", st.length);
 	}
 }
 
@@ -291,12 +291,12 @@ static void summarize_runs(uint64_t lines_of[256])
 		size_t n = last - first, mid = first + n / 2;
 		double median = n % 2 ? (double)st.runs[mid].length
 				      : (st.runs[mid - 1].length + st.runs[mid].length) / 2.0;
-		if (st.output == SUMMARY_CSV)
-			printf("%s%c%s,%" PRIu64 ",%zu,%" PRIu64 ",%.15g,%" PRIu64 "\n",
-			       ch == ',' || ch == '"' ? "\"" : "", ch,
-			       ch == '"' ? "\"\"" : ch == ',' ? "\"" : "",
+		if (st.output == SUMMARY_CSV) {
+			csv_char(stdout, (char)ch);
+			printf(",%" PRIu64 ",%zu,%" PRIu64 ",%.15g,%" PRIu64 "\n",
 			       lines, n, st.runs[first].length, median,
 			       st.runs[last - 1].length);
+		}
 		else if (st.output != CSV)
 			printf("%-5s %10" PRIu64 " %8zu %8" PRIu64 " %11.1f %8" PRIu64 "\n",
 			       char_name(ch), lines, n, st.runs[first].length,

@@ -10,21 +10,30 @@
  *   overwrite  open without O_APPEND and without truncating: each writer
  *              keeps its own offset, both start at 0, and they overwrite
  *              each other's lines.
+ *
+ * --together: started by launch, wait after opening the file until the
+ * other writers have opened theirs (launch's second barrier), so that the
+ * writers start their first lines within microseconds of each other rather
+ * than the millisecond that exec() takes. In overwrite mode that decides
+ * who writes each part of the file last.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <getopt.h>
 
+#include "barrier.h"
 #include "iolab.h"
 
 static const char usage[] =
-	"usage: writer [-c CHAR] [-n LINES] [-m append|overwrite] [-b BYTES] FILE\n"
+	"usage: writer [-c CHAR] [-n LINES] [-m append|overwrite] [-b BYTES] [-t] FILE\n"
 	"  -c, --char CHAR      the character on every line (default A)\n"
 	"  -n, --lines LINES    how many lines to write (default 1000000)\n"
 	"  -m, --mode MODE      append (O_APPEND, the default) or overwrite\n"
 	"                       (no O_APPEND, no truncation: writers clobber each other)\n"
 	"  -b, --buffer BYTES   stdio buffer size (K/M suffixes; 0 = unbuffered);\n"
 	"                       default: stdio's own choice, the file's st_blksize\n"
+	"  -t, --together       started by launch: wait until every command it\n"
+	"                       started has opened its file, then write\n"
 	"  -h, --help           this help\n";
 
 int main(int argc, char **argv)
@@ -34,19 +43,20 @@ int main(int argc, char **argv)
 		{ "lines", required_argument, NULL, 'n' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "buffer", required_argument, NULL, 'b' },
+		{ "together", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const modes[] = { "append", "overwrite", NULL };
 	char line[3] = "A\n";
 	uint64_t lines = 1000000;
-	int append = 1;
+	int append = 1, together = 0;
 	int64_t buffer = -1;	/* -1: leave stdio's default alone */
 	char *own_buffer = NULL;
 	int opt;
 
 	iolab_init(argv[0], usage);
-	while ((opt = getopt_long(argc, argv, "c:n:m:b:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:m:b:th", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			line[0] = parse_char("-c", optarg);
@@ -60,6 +70,9 @@ int main(int argc, char **argv)
 		case 'b':
 			buffer = (int64_t)parse_size("-b", optarg, 0, 1 << 30);
 			break;
+		case 't':
+			together = 1;
+			break;
 		case 'h':
 			print_help();
 		default:
@@ -69,6 +82,9 @@ int main(int argc, char **argv)
 	if (argc - optind != 1)
 		usage_error("expected one FILE, got %d arguments", argc - optind);
 	const char *path = argv[optind];
+	struct rendezvous *barrier = together ? rendezvous_join() : NULL;
+	if (together && barrier == NULL)
+		usage_error("--together: not started by launch (no %s)", BARRIER_ENV);
 
 	int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : 0);
 	int fd = open(path, flags, 0644);
@@ -89,6 +105,8 @@ int main(int argc, char **argv)
 			die("%s: cannot set a %lld-byte buffer", path, (long long)buffer);
 	}
 
+	if (barrier != NULL)
+		rendezvous_wait(barrier);
 	for (uint64_t i = 0; i < lines; i++) {
 		if (fputs(line, fp) == EOF)
 			die_errno(path);

@@ -5,7 +5,10 @@
 # writer in data/lab2.csv:
 #   plain  flock-writer -k 1000, the source's part 2
 #   sweep  lockbench, K = 1 .. 10000, with and without fflush (part 3)
+#   lockstep  lockbench --lockstep, K = 10 .. 10000, with and without fflush:
+#          the writers meet before every batch, so every batch is contended
 #   locks  lockbench with each kind of lock (and none), at K = 1 and 10000
+#          (in lockstep at 10000)
 #   sync   lockbench --sync none|fdatasync|fsync at a few K (fewer lines)
 # Within a trial the configurations run one after the other, so that a busy
 # moment of the machine spreads over all of them instead of one.
@@ -20,20 +23,28 @@ SWEEP_K="1 10 100 1000 10000"		# the source's batch sizes
 LOCK_K="1 10000"	# 1: the lock calls dominate; 10000: a batch needs several write(2)s
 SYNC_LINES=$(by_scale 2000 20000 100000)	# every sync waits for the disk
 SYNC_K=$(by_scale "100 1000" "100 1000 10000" "100 1000 10000")
+# lockstep: writers meet before every batch (lockbench --lockstep), so that
+# every batch is contended; enough lines for 20 batches and 10 stdio buffers
+# (also for the locks experiment at K = 10000).
+STEP_K="10 100 1000 10000"
+step_lines() { echo $(($1 * 20 > 20000 ? $1 * 20 : 20000)); }
 file=$(scratch_file lab2.txt)
+out=$(scratch_file lab2-launch.csv)
+summary=$(scratch_file lab2-runs.csv)
 
-csv_open "$DATA/lab2.csv" "experiment,lines_per_lock,flush,lock,sync,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lock_wait_s,lock_held_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,runs_multiple_of_k"
+csv_open "$DATA/lab2.csv" "experiment,lines_per_lock,flush,lock,sync,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lock_wait_s,lock_held_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,runs_multiple_of_k,interleaved"
 
 # trial EXPERIMENT K FLUSH LOCK SYNC TRIAL LINES PROGRAM [OPTION...]:
 # writers A and B run PROGRAM -n LINES -k K OPTION... on the file together;
-# then runs checks the file, and each writer gets a row.
+# then runs checks the file, and each writer gets a row (common/trial.py
+# joins launch's, the program's and runs' columns by name).
 trial() {
 	local name=$1 k=$2 flush=$3 lock=$4 sync=$5 t=$6 lines=$7 prog=$8
 	shift 8
-	local opts="-n $lines -k $k${*:+ $*}" out check multiple rows row_a row_b progress
+	local opts="-n $lines -k $k${*:+ $*}" check multiple
 
-	out=$("$BIN/launch" --csv -f "$file" \
-		"$BIN/$prog -c A $opts $file" "$BIN/$prog -c B $opts $file")
+	"$BIN/launch" --csv -f "$file" \
+		"$BIN/$prog -c A $opts $file" "$BIN/$prog -c B $opts $file" >"$out"
 	# runs exits 1 when a run is not a multiple of K, and also when it cannot
 	# read the file: only the first is a result.
 	if check=$("$BIN/runs" --summary-csv --multiple "$k" "$file" 2>&1); then
@@ -44,37 +55,12 @@ trial() {
 		echo "$check" >&2
 		exit 1
 	fi
-	# A row per writer, then a line of progress, from
-	#  - launch's rows: trial,child,command,start_delay_s,wall_s,user_s,sys_s,
-	#    vol_cs,invol_cs,exit_status, counted from the end (the command may
-	#    hold commas); child 1 is A, child 2 is B;
-	#  - lockbench's own rows, printed in the same stream:
-	#    char,lines,...,lock_wait_s,lock_held_s (flock-writer prints none);
-	#  - runs' summary, after the "--": char,lines,runs,min_run,median_run,
-	#    max_run, with no row for a writer whose every line was lost.
-	rows=$(printf '%s\n--\n%s\n' "$out" "$check" | awk -F, -v lines="$lines" \
-		-v conf="$name,$k,$flush,$lock,$sync,$t" -v multiple="$multiple" '
-		/^--$/ { in_runs = 1; next }
-		!in_runs && /^[0-9]+,[12],/ {
-			times[substr("AB", $2, 1)] = $(NF-5) "," $(NF-4) "," $(NF-3) "," \
-				$(NF-2) "," $(NF-1) "," $(NF-6) }
-		!in_runs && ($1 == "A" || $1 == "B") { waits[$1] = $(NF-1) "," $NF }
-		in_runs && ($1 == "A" || $1 == "B") { found[$1] = $2; runs[$1] = $3 "," $5 "," $6 }
-		END {
-			for (i = 1; i <= 2; i++) {
-				w = substr("AB", i, 1)
-				printf "%s,%s,%d,%s,%s,%d,%d,%s,%d\n", conf, w, lines, times[w],
-					(w in waits) ? waits[w] : ",", found[w], lines - found[w],
-					(w in runs) ? runs[w] : "0,0,0", multiple
-				split(times[w], f, ","); split(runs[w], r, ",")
-				progress = progress sprintf("%s %.3f s, median run %s; ", w, f[1], r[2])
-			}
-			print progress "runs multiple of k: " (multiple ? "yes" : "NO")
-		}')
-	{ read -r row_a; read -r row_b; read -r progress; } <<<"$rows"
-	csv_row "$row_a"
-	csv_row "$row_b"
-	echo "  $name k=$k flush=$flush lock=$lock sync=$sync, trial $t: $progress"
+	grep -v '^runs: ' <<<"$check" >"$summary"
+	echo -n "  $name k=$k flush=$flush lock=$lock sync=$sync${*:+ ($*)}, trial $t: runs multiple of k: $([ $multiple = 1 ] && echo yes || echo NO); "
+	"$PYTHON" common/trial.py --launch "$out" --runs "$summary" --csv "$CSV_TMP" \
+		--lines "$lines" --set "experiment=$name" --set "lines_per_lock=$k" \
+		--set "flush=$flush" --set "lock=$lock" --set "sync=$sync" --set "trial=$t" \
+		--set "runs_multiple_of_k=$multiple"
 }
 
 echo "plain: flock-writer, $LINES lines per writer, 1000 per lock, $TRIALS trials"
@@ -90,11 +76,25 @@ for ((t = 1; t <= TRIALS; t++)); do
 	done
 done
 
-echo "locks: lockbench, $LINES lines per writer, K = $LOCK_K, each kind of lock, $LOCK_TRIALS trials"
+echo "lockstep: lockbench --lockstep, K = $STEP_K, flush and not, $TRIALS trials"
+for ((t = 1; t <= TRIALS; t++)); do
+	for k in $STEP_K; do
+		trial lockstep "$k" 1 flock none $t "$(step_lines "$k")" lockbench --csv --lockstep
+		trial lockstep "$k" 0 flock none $t "$(step_lines "$k")" lockbench --csv --lockstep --no-flush
+	done
+done
+
+echo "locks: lockbench, K = $LOCK_K ($LINES lines per writer at K = 1, in lockstep at 10000), each kind of lock, $LOCK_TRIALS trials"
 for ((t = 1; t <= LOCK_TRIALS; t++)); do
 	for k in $LOCK_K; do
 		for lock in none flock fcntl ofd; do
-			trial locks "$k" 1 $lock none $t "$LINES" lockbench --csv --lock $lock
+			# K = 1 times the locks; at K = 10000 lockstep makes the
+			# writers' batches meet, to see which locks keep them whole.
+			if [ "$k" = 1 ]; then
+				trial locks "$k" 1 $lock none $t "$LINES" lockbench --csv --lock $lock
+			else
+				trial locks "$k" 1 $lock none $t "$(step_lines "$k")" lockbench --csv --lock $lock --lockstep
+			fi
 		done
 	done
 done
@@ -109,3 +109,5 @@ for ((t = 1; t <= LOCK_TRIALS; t++)); do
 done
 
 csv_commit
+"$PYTHON" common/table.py "$DATA/lab2.csv" --by experiment,lines_per_lock,flush,lock,sync \
+	--values wall_s,lock_wait_s,median_run_lines --count runs_multiple_of_k,interleaved

@@ -17,6 +17,13 @@
  *
  * Besides elapsed time, it measures how long it waited for the lock and how
  * long it held it, with CLOCK_MONOTONIC around every lock call.
+ *
+ * --lockstep (started by launch): before every batch, wait at launch's
+ * second barrier until the other writers have finished their previous
+ * batch. No lock is fair: a writer that releases one and asks for it again
+ * at once usually gets it back before a woken waiter runs, and may write
+ * all its batches in a row, which tests nothing. In lockstep every batch
+ * is contended. The barrier costs time: leave it out when timing the locks.
  */
 #define _GNU_SOURCE		/* F_OFD_SETLKW (a Linux feature) and flock() */
 #include <fcntl.h>
@@ -24,13 +31,14 @@
 #include <sys/file.h>
 #include <time.h>
 
+#include "barrier.h"
 #include "iolab.h"
 #include "timing.h"
 
 static const char usage[] =
 	"usage: lockbench [-c CHAR] [-n LINES] [-k LINES_PER_LOCK] [--no-flush]\n"
 	"                 [--lock flock|fcntl|ofd|none] [--sync none|fdatasync|fsync]\n"
-	"                 [--hold-ms MS] [--csv] FILE\n"
+	"                 [--hold-ms MS] [--lockstep] [--csv] FILE\n"
 	"  -c, --char CHAR       the character on every line (default A)\n"
 	"  -n, --lines LINES     how many lines to write (default 1000000)\n"
 	"  -k, --per-lock LINES  lines written under each lock (default 1000);\n"
@@ -42,6 +50,8 @@ static const char usage[] =
 	"  -s, --sync MODE       none (default), fdatasync or fsync after the flush,\n"
 	"                        inside the lock\n"
 	"      --hold-ms MS      keep the lock MS milliseconds longer after each batch\n"
+	"      --lockstep        started by launch: before each batch, wait until every\n"
+	"                        command it started is there (same -n and -k for all)\n"
 	"      --csv             a CSV header and one row instead of the report\n"
 	"  -h, --help            this help\n"
 	"  FILE is opened for appending (O_APPEND) and created if needed.\n";
@@ -95,6 +105,9 @@ static inline void sleep_ms(uint64_t ms)
 			die("nanosleep: %s", strerror(errno));
 }
 
+/* --lockstep: launch's second barrier, met before every batch; else NULL. */
+static struct rendezvous *lockstep;
+
 /*
  * Appends `lines` copies of line to fp (fd is its descriptor, path its name
  * for messages) in batches of per_lock lines, the last one shorter when
@@ -114,6 +127,9 @@ static uint64_t write_batches(FILE *fp, int fd, const char *path, const char *li
 
 	for (uint64_t done = 0; done < lines; done += per_lock, batches++) {
 		uint64_t batch = lines - done < per_lock ? lines - done : per_lock;
+
+		if (lockstep != NULL)
+			rendezvous_wait(lockstep);
 		int64_t asked = now_ns();
 
 		if (set_lock(kind, fd, 1) != 0)
@@ -139,7 +155,8 @@ static uint64_t write_batches(FILE *fp, int fd, const char *path, const char *li
 	return batches;
 	/* END SOLUTION */
 	/* STUB
-	// TODO: for each batch, in this order: take the lock (set_lock()), write
+	// TODO: for each batch, in this order: with --lockstep (lockstep is not
+	// NULL) first rendezvous_wait(lockstep); take the lock (set_lock()), write
 	// the batch's lines (fputs()), fflush() unless flush is 0, fdatasync() or
 	// fsync() as sync asks, sleep hold_ms (sleep_ms()), release the lock. Time
 	// each lock call with now_ns(): from asking for the lock to getting it is
@@ -158,6 +175,7 @@ int main(int argc, char **argv)
 		{ "lock", required_argument, NULL, 'l' },
 		{ "sync", required_argument, NULL, 's' },
 		{ "hold-ms", required_argument, NULL, 'H' },
+		{ "lockstep", no_argument, NULL, 'L' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -195,6 +213,11 @@ int main(int argc, char **argv)
 		case 'C':
 			csv = 1;
 			break;
+		case 'L':
+			lockstep = rendezvous_join();
+			if (lockstep == NULL)
+				usage_error("--lockstep: not started by launch (no %s)", BARRIER_ENV);
+			break;
 		case 'h':
 			print_help();
 		default:
@@ -223,11 +246,7 @@ int main(int argc, char **argv)
 
 	if (csv) {
 		puts("char,lines,lines_per_lock,flush,lock,sync,batches,wall_s,lock_wait_s,lock_held_s");
-		/* ',' and '"' must be quoted to be one CSV field. */
-		if (line[0] == ',' || line[0] == '"')
-			printf("\"%s\"", line[0] == '"' ? "\"\"" : ",");
-		else
-			putchar(line[0]);
+		csv_char(stdout, line[0]);
 		printf(",%llu,%llu,%d,%s,%s,%llu,%.6f,%.6f,%.6f\n",
 		       (unsigned long long)lines, (unsigned long long)per_lock, flush,
 		       kind_names[kind], sync_names[sync], (unsigned long long)batches,

@@ -74,9 +74,9 @@ done
 csv_commit
 
 echo
-python3 common/medians.py "$DATA/lab3.csv" --title "Medians: fillcopy, 1 and 2 threads (data/lab3.csv)" \
-	--where threads=1,2 --where phase=fill,copy --by rng,pages,prefault,phase,threads --value wall_s,mib_s,faults
-python3 common/medians.py "$DATA/lab3.csv" --title "Medians: the dump, xoshiro, prefaulted" \
-	--where rng=xoshiro --where prefault=1 --where phase=dump --by threads --value wall_s,mib_s
-python3 common/medians.py "$DATA/lab3-membw.csv" --title "Medians: membw, the ceiling (data/lab3-membw.csv)" \
-	--by op,threads --value wall_s,mib_s
+"$PYTHON" common/table.py "$DATA/lab3.csv" --title "Medians: fillcopy, 1 and 2 threads (data/lab3.csv)" \
+	--where threads=1,2 --where phase=fill,copy --by rng,pages,prefault,phase,threads --values wall_s,mib_s,faults
+"$PYTHON" common/table.py "$DATA/lab3.csv" --title "Medians: the dump, xoshiro, prefaulted" \
+	--where rng=xoshiro --where prefault=1 --where phase=dump --by threads --values wall_s,mib_s
+"$PYTHON" common/table.py "$DATA/lab3-membw.csv" --title "Medians: membw, the ceiling (data/lab3-membw.csv)" \
+	--by op,threads --values wall_s,mib_s

@@ -5,6 +5,7 @@
 #      without fsync, TRIALS times          -> data/lab4-writers.csv
 #   2. datagen: threaded versus -z, RUNS runs each, alternating
 #                                           -> data/lab4-datagen.csv
+#   3. tables of medians of both, the numbers the questions ask for
 #
 # Within a trial the configurations run one after the other, so a burst of
 # activity from another program on the machine hits one trial of several
@@ -22,7 +23,6 @@ runs=$(by_scale 3 20 20)
 
 # collect TRIAL CMD...: runs CMD --csv and adds its row, with the trial
 # number in front, to the open CSV; the program's header must be the CSV's
-# without its first column
 # without "trial,".
 collect() {
 	local trial=$1 out
@@ -59,3 +59,12 @@ for ((r = 1; r <= runs; r++)); do
 	collect "$r" "$BIN/datagen" -s "$records" -e 10 -b 500 -d "$SCRATCH" -z
 done
 csv_commit
+
+echo
+"$PYTHON" common/table.py "$DATA/lab4-writers.csv" --by fsync,files,strategy \
+	--values wall_s,cpu_s,mib_s,cpu_mib_s \
+	--title "== pwriters: median (min-max) over the trials (fsync 1: every file fsync'd)"
+echo
+"$PYTHON" common/table.py "$DATA/lab4-datagen.csv" --by mode \
+	--values wall_s,cpu_s,fill_s,write_s \
+	--title "== datagen: median (min-max) over the runs"

@@ -128,10 +128,10 @@ else
 fi
 curve threads pread "$THREADS" --jobs "${in_flight[@]}"
 csv_commit
-python3 common/medians.py "$DATA/lab5.csv" --title "== Lab 5: medians, 4 KiB reads (data/lab5.csv)" \
+"$PYTHON" common/table.py "$DATA/lab5.csv" --title "== Lab 5: medians, 4 KiB reads (data/lab5.csv)" \
 	--by experiment,series --where io_bytes=4096 --where experiment=read-size,random-read \
 	--value bytes_per_ns,iops,lat_p50_us
 # Little's law, trial by trial: IOPS x mean latency = I/Os in flight on average.
-python3 common/medians.py "$DATA/lab5-depth.csv" \
+"$PYTHON" common/table.py "$DATA/lab5-depth.csv" \
 	--title "== Lab 5: medians, 4 KiB random O_DIRECT reads, several in flight (data/lab5-depth.csv)" \
 	--by experiment,iodepth,jobs --value iops,lat_p50_us,lat_p99_us,lat_mean_us,cpu_s,iops*lat_mean_us/1e6

@@ -33,7 +33,8 @@ static const char usage[] =
 	"       test-common write-all BYTES\n"
 	"       test-common timing\n"
 	"       test-common rng SEED N BOUND\n"
-	"       test-common cleanup DIR N\n";
+	"       test-common cleanup DIR N\n"
+	"       test-common csv FIELD...\n";
 
 static void on_alarm(int sig)
 {
@@ -142,6 +143,18 @@ int main(int argc, char **argv)
 		rng_seed(&r, parse_count("SEED", argv[2], 0, UINT64_MAX));
 		for (uint64_t i = 0; i < n; i++)
 			printf("%" PRIu64 "\n", rng_below(&r, bound));
+		return 0;
+	}
+	if (strcmp(cmd, "csv") == 0 && argc >= 3) {
+		/* One CSV line: the fields, then each field's first byte alone. */
+		for (int i = 2; i < argc; i++) {
+			csv_field(stdout, argv[i]);
+			putchar(i + 1 < argc ? ',' : '\n');
+		}
+		for (int i = 2; i < argc; i++) {
+			csv_char(stdout, argv[i][0]);
+			putchar(i + 1 < argc ? ',' : '\n');
+		}
 		return 0;
 	}
 	if (strcmp(cmd, "timing") == 0 && argc == 2)

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""table.py - a table of medians from a lab's CSV, to read at the end of a lab.
+
+  python3 common/table.py CSV --by COL[,COL...] --values COL[,COL...]
+                          [--count COL[,COL...]] [--where COL=VALUE[,VALUE...]]...
+                          [--title TEXT | --csv]
+
+Groups the rows by the --by columns (in the order the groups first appear)
+and prints, for each group, how many rows it has (n) and, for each --values
+column, the median of its values with their minimum and maximum:
+"median (min-max)"; for each --count column (a 0/1 flag), in how many of
+the group's rows it is 1: "3/10". Empty cells are left out; a column with no value in a
+group shows "-". --where keeps only the rows whose column has one of the
+values listed; it may be repeated. (--value is --values.)
+Columns are found by name, so the order of the CSV's columns does not matter.
+A --values column may also be a product of columns, optionally over a
+number, computed row by row before the median: iops*lat_mean_us/1e6
+(Little's law, Lab 5: the median of the products, not the product of the
+medians).
+
+--csv prints the same as CSV, for gnuplot: the --by columns, n, then
+COL_median, COL_min and COL_max for each --values column and COL_count for
+each --count column (the figures draw medians with min-max whiskers from it).
+"""
+import argparse
+import csv
+import re
+import statistics
+import sys
+
+# A --values entry: COL, or COL*COL...[/NUMBER].
+PRODUCT = re.compile(r"([A-Za-z_]\w*(?:\*[A-Za-z_]\w*)*)(?:/([0-9.]+(?:e[0-9]+)?))?")
+
+
+def number(x):
+    """A value with 4 significant digits; from 1000 up, rounded to a whole number."""
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    if abs(x) >= 1000:
+        return f"{x:.0f}"
+    return f"{x:.4g}"
+
+
+def condition(text):
+    """--where COL=VALUE[,VALUE...]: the column and the set of its values kept."""
+    col, sep, values = text.partition("=")
+    if not sep or not col:
+        raise argparse.ArgumentTypeError(f"'{text}' is not COL=VALUE[,VALUE...]")
+    return col, set(values.split(","))
+
+
+def value_spec(text):
+    """--values: columns or products, comma-separated."""
+    specs = [v for v in text.split(",") if v]
+    for v in specs:
+        if not PRODUCT.fullmatch(v):
+            raise argparse.ArgumentTypeError(f"'{v}' is not COL or COL*COL[/NUMBER]")
+    return specs
+
+
+def value_of(row, spec):
+    """A row's value of spec (None where a cell is empty); ValueError if not a number."""
+    product, over = PRODUCT.fullmatch(spec).groups()
+    x = 1.0
+    for col in product.split("*"):
+        if row[col] == "":
+            return None
+        x *= float(row[col])
+    return x / float(over) if over else x
+
+
+def cell(values):
+    if not values:
+        return "-"
+    med, lo, hi = statistics.median(values), min(values), max(values)
+    if lo == hi:
+        return number(med)
+    return f"{number(med)} ({number(lo)}-{number(hi)})"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("file", metavar="CSV")
+    ap.add_argument("--by", required=True, help="group-by columns, comma-separated")
+    ap.add_argument("--values", "--value", required=True, type=value_spec,
+                    help="value columns (or products COL*COL[/NUMBER]), comma-separated")
+    ap.add_argument("--count", default="", help="0/1 columns, comma-separated")
+    ap.add_argument("--where", action="append", default=[], type=condition,
+                    metavar="COL=VALUE[,VALUE...]")
+    ap.add_argument("--title", help="a line printed above the table")
+    ap.add_argument("--csv", action="store_true", help="print CSV for gnuplot")
+    args = ap.parse_args()
+    by, values = args.by.split(","), args.values
+    used = [c for v in values for c in PRODUCT.fullmatch(v).group(1).split("*")]
+    counts = [c for c in args.count.split(",") if c]
+    where = args.where
+
+    try:
+        with open(args.file, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in dict.fromkeys(by + used + counts + [w[0] for w in where])
+                       if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit(f"table.py: {args.file}: no column {', '.join(missing)}")
+            groups = {}
+            for row in reader:
+                if all(row[c] in v for c, v in where):
+                    groups.setdefault(tuple(row[c] for c in by), []).append(row)
+    except OSError as e:
+        sys.exit(f"table.py: {args.file}: {e.strerror}")
+    for rows in groups.values():
+        for c in used:
+            for r in rows:
+                if r[c] != "":
+                    try:
+                        float(r[c])
+                    except ValueError:
+                        sys.exit(f"table.py: {args.file}: a value of {c} is not a number: {r[c]}")
+    # Each group's values of each --values entry, empty cells left out.
+    series = {key: [[x for x in (value_of(r, v) for r in rows) if x is not None] for v in values]
+              for key, rows in groups.items()}
+
+    if args.csv:
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(by + ["n"] + [f"{c}_{s}" for c in values for s in ("median", "min", "max")]
+                     + [f"{c}_count" for c in counts])
+        for key, rows in groups.items():
+            row = list(key) + [len(rows)]
+            for x in series[key]:
+                row += [f"{v:.6g}" for v in (statistics.median(x), min(x), max(x))] if x else ["", "", ""]
+            row += [sum(r[c] == "1" for r in rows) for c in counts]
+            out.writerow(row)
+        return
+    table = [by + ["n"] + values + counts]
+    for key, rows in groups.items():
+        cells = [cell(x) for x in series[key]]
+        cells += [f"{sum(r[c] == '1' for r in rows)}/{len(rows)}" for c in counts]
+        table.append(list(key) + [str(len(rows))] + cells)
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    print(args.title or f"== {args.file}: median (min-max) over the n rows of each group")
+    for r in table:
+        print("  " + "  ".join(c.ljust(w) if i < len(by) else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+
+
+if __name__ == "__main__":
+    main()
