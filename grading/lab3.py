@@ -494,8 +494,8 @@ MUTANTS = [
            "fillcopy: --passes N goes N times over the buffer inside the timing"),
     # the last repetition's store and copy rows are not printed
     Mutant("membw-pair-too-few", MEMBW,
-           [("for (size_t r = 0; r < reps; r++) {\n\t\tfor (int op = 0; op < OPS; op++) {\n\t\t\tstruct span t",
-             "for (size_t r = 0; r + 1 < reps; r++) {\n\t\tfor (int op = 0; op < OPS; op++) {\n\t\t\tstruct span t")],
+           [("for (size_t r = 0; r < reps; r++) {\n\t\tfor (int op = 0; op < ops; op++) {\n\t\t\tstruct span t",
+             "for (size_t r = 0; r + 1 < reps; r++) {\n\t\tfor (int op = 0; op < ops; op++) {\n\t\t\tstruct span t")],
            "membw: --csv rows, -t threads, exit codes"),
     # -t only changes what the rows say: one thread does all the work
     Mutant("membw-ignores-t", MEMBW,
