@@ -168,21 +168,6 @@ class Running:
             _signal(pid, signal.SIGCONT)
         return not self._ended()
 
-    def most_threads(self):
-        """Watches the program until it ends (or hits its time limit),
-        every millisecond or so, and returns the most threads any one of
-        its processes had at a time (from /proc/PID/task): how many threads
-        it really ran, whatever it prints. wait() still collects it."""
-        most = 0
-        while time.monotonic() < self.deadline and not self._ended():
-            for pid in _descendants(self.proc.pid):
-                try:
-                    most = max(most, len(os.listdir(f"/proc/{pid}/task")))
-                except OSError:
-                    pass
-            time.sleep(0.001)
-        return most
-
     def _ended(self):
         """Whether it has exited, without reaping it (wait() does that)."""
         try:
