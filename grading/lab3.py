@@ -377,7 +377,8 @@ def data_plausible(g):
             bad("mib_s is not passes x bytes / 2^20 / wall_s")
         # Each thread runs at most for the whole phase (a 1% and 1 ms margin).
         if r["cpu_s"] > 1.01 * r["threads"] * r["wall_s"] + 0.001:
-            bad("cpu_s is more than threads x wall_s")
+            bad(f"cpu_s {r['cpu_s']:g} is more than threads x wall_s ({r['threads']:g} x {r['wall_s']:g}; "
+                f"{r['rng']}, {r['pages']} pages, prefault {r['prefault']:g}, {r['phase']})")
         key = (f"threads {r['threads']:g}, rng {r['rng']}, pages {r['pages']}, prefault {r['prefault']:g}, "
                f"phase {r['phase']}")
         trials.setdefault(key, []).append(r["wall_s"])
