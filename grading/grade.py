@@ -178,16 +178,18 @@ def machine_check(g):
 # ------------------------------------------------------------------ one grading
 
 def run_check(g, c):
+    """(failure, note): what failed, or None; and what a check that passed
+    returned to say how it ran (e.g. which case the machine allowed), or None."""
     g.fresh()
     g.deadline = time.monotonic() + c.timeout
     try:
         g.need(*c.needs)
-        c.fn(g)
-        return None
+        note = c.fn(g)
+        return None, clean(note) if isinstance(note, str) else None
     except Fail as f:
-        return clean(f.message) + (f"\nreproduce: {clean(f.reproduce)}" if f.reproduce else "")
+        return clean(f.message) + (f"\nreproduce: {clean(f.reproduce)}" if f.reproduce else ""), None
     except Exception as e:  # the grader's own fault: say so, go on
-        return f"the grader broke on this check ({type(e).__name__}: {clean(str(e))}): ask your instructor"
+        return f"the grader broke on this check ({type(e).__name__}: {clean(str(e))}): ask your instructor", None
     finally:
         g.box.end_processes()
 
@@ -271,11 +273,13 @@ def grade_one(args):
             checks = [c for c in checks if c.title.startswith("build ")] + chosen * args.repeat
         for c in checks:
             start = time.monotonic()
-            failure = run_check(g, c)
+            failure, note = run_check(g, c)
             secs = time.monotonic() - start
             score = 0 if failure else c.points
-            records.append(dict(name=c.name, lab=c.lab, points=c.points, score=score, output=failure or "PASS"))
+            records.append(dict(name=c.name, lab=c.lab, points=c.points, score=score, output=failure or "PASS" + (f" ({note})" if note else "")))
             print(f"{c.name}: {'FAIL' if failure else 'PASS'} {score}/{c.points} ({secs:.1f}s)", flush=True)
+            if note:
+                print(f"    {note}")
             if failure:
                 for line in failure.splitlines()[-6:]:
                     print(f"    {line}")

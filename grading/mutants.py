@@ -2,7 +2,7 @@
 lab module lists in MUTANTS must lose the points of the check aimed at it
 in every grading.
 
-    python3 grading/mutants.py [--labs 1,2] [--times 10] [-j N] [-- GRADE_OPTIONS]
+    python3 grading/mutants.py [--labs 1,2] [--times 10] [-j JOBS] [-- GRADE_OPTIONS]
 
 For each mutant a copy of the kit's labs/ gets the one edit, and grade.sh grades the targeted
 check --times times, each with new random inputs.  Prints a line per
@@ -24,8 +24,8 @@ sys.path.insert(0, HERE)
 import grade  # noqa: E402
 
 
-def grade_mutant(lab, m, args):
-    """(caught every time, the mutant's lines of the report)."""
+def grade_mutant(lab, m, times, grade_options):
+    """Grades mutant m of lab times times: (caught, the lines to print)."""
     with tempfile.TemporaryDirectory() as tmp:
         sub = os.path.join(tmp, "sub")
         shutil.copytree(os.path.join(grade.KIT, "labs"), os.path.join(sub, "labs"))
@@ -34,22 +34,23 @@ def grade_mutant(lab, m, args):
             text = f.read()
         stale = [old for old, _ in m.edits if text.count(old) != 1]
         if stale:
-            return False, f"MUTANT {m.name}: '{stale[0]}' is not in {m.file} exactly once"
+            return False, [f"MUTANT {m.name}: '{stale[0]}' is not in {m.file} exactly once"]
         for old, new in m.edits:
             text = text.replace(old, new)
         with open(path, "w") as f:
             f.write(text)
-        out = subprocess.run([sys.executable, "-I", "-B", os.path.join(HERE, "grade.py"), "--labs",
-                              str(lab), "--only", m.kills, "--repeat", str(args.times),
-                              *args.grade_options, sub], capture_output=True, text=True).stdout
+        p = subprocess.run([sys.executable, "-I", "-B", os.path.join(HERE, "grade.py"), "--labs",
+                            str(lab), "--only", m.kills, "--repeat", str(times),
+                            *grade_options, sub], capture_output=True, text=True)
+        out = p.stdout
     caught = out.count(f"lab{lab}: {m.kills}: FAIL ")
     passed = out.count(f"lab{lab}: {m.kills}: PASS ")
     builds_ok = "build" not in "".join(line for line in out.splitlines() if ": FAIL " in line)
-    ok = caught == args.times and passed == 0 and builds_ok
-    text = f"MUTANT {m.name}: caught {caught}/{args.times}" + ("" if ok else "  <-- NOT CAUGHT")
+    ok = caught == times and passed == 0 and builds_ok
+    lines = [f"MUTANT {m.name}: caught {caught}/{times}" + ("" if ok else "  <-- NOT CAUGHT")]
     if not ok:
-        text += "\n    " + "\n    ".join(out.splitlines()[-12:])
-    return ok, text
+        lines += ["    " + line for line in (out + p.stderr).splitlines()[-12:]]
+    return ok, lines
 
 
 def main():
@@ -59,15 +60,14 @@ def main():
     p.add_argument("-j", "--jobs", type=int, default=1, help="mutants graded at the same time")
     p.add_argument("grade_options", nargs="*", help="passed on to grade.sh (after --)")
     args = p.parse_args()
-    mutants = [(lab, m) for lab in (int(x) for x in args.labs.split(","))
-               for m in importlib.import_module(f"lab{lab}").MUTANTS]
-    # Mutants are graded side by side (-j): each grade.py claims its own uid,
-    # and much of a grading is waiting (time limits, a shim's waits).
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        missed = 0
-        for ok, text in pool.map(lambda lm: grade_mutant(*lm, args), mutants):   # in order, as they end
+    todo = [(lab, m) for lab in (int(x) for x in args.labs.split(","))
+            for m in importlib.import_module(f"lab{lab}").MUTANTS]
+    missed = 0
+    # Each grading is its own grade.py process: threads only wait for them.
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for ok, lines in pool.map(lambda job: grade_mutant(*job, args.times, args.grade_options), todo):
             missed += not ok
-            print(text, flush=True)
+            print("\n".join(lines), flush=True)
     return 1 if missed else 0
 
 

@@ -63,3 +63,13 @@ load helpers
 	run "$BIN/membw" -s 5G
 	[[ ${lines[0]} == "membw: -s: 5G is out of range"* ]]
 }
+
+@test "membw: -g adds a gen row per rep: the generator alone, MiB/s = passes x bytes / 2^20 / wall_s" {
+	run "$BIN/membw" -s 1M -r 2 -p 4 -t 2 -g --csv
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 7 ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2,5 | tr '\n' ' ')" = "store,1 copy,1 gen,1 store,2 copy,2 gen,2 " ]
+	# 4 MiB a row, to the digits printed (1 us of wall_s, 0.1 MiB/s)
+	[ -z "$(printf '%s\n' "${lines[@]:1}" |
+		awk -F, '$7 * $6 - 4 > 0.01 * 4 + 1e-6 * $7 || 4 - $7 * $6 > 0.01 * 4 + 1e-6 * $7')" ]
+}

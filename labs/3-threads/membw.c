@@ -9,6 +9,11 @@
  * each other at a barrier, and each times its own slice. As in fillcopy, a
  * repetition's elapsed time runs from the first thread's start to the last
  * one's end, and the pages are 4 KiB ones (fillcopy's default).
+ *
+ * -g adds the fill's other ceiling: the generator alone. Each thread runs
+ * fillcopy's xoshiro256** once per 8 bytes of its slice, seeded as
+ * fillcopy's thread K (K + 1), and keeps the values in a register instead
+ * of storing them: no memory traffic, only the generator's pace.
  */
 #define _GNU_SOURCE	/* MADV_NOHUGEPAGE */
 #include <getopt.h>
@@ -17,26 +22,30 @@
 #include <sys/mman.h>
 
 #include "iolab.h"
+#include "rng.h"
 #include "timing.h"
 
 static const char usage[] =
-	"usage: membw [-t THREADS] [-s SIZE] [-r REPS] [-p PASSES] [--csv]\n"
+	"usage: membw [-t THREADS] [-s SIZE] [-r REPS] [-p PASSES] [-g] [--csv]\n"
 	"  -t, --threads N   threads, 1 to 256 (default 1); each stores and copies its slice\n"
 	"  -s, --size SIZE   bytes per store and per copy, K/M/G suffixes, at most 4G (default 64M)\n"
 	"  -r, --reps REPS   how many stores and copies to time, 1 to 1000 (default 5)\n"
 	"  -p, --passes N    each store and copy goes N times over the buffer, so that it lasts\n"
 	"                    long enough to time (default 1)\n"
-	"      --csv         CSV: a header, then one row per store and per copy\n"
+	"  -g, --generator   also time the generator alone: fillcopy's xoshiro once per 8 bytes,\n"
+	"                    the values kept in a register, nothing stored (op gen)\n"
+	"      --csv         CSV: a header, then one row per store and per copy (and gen)\n"
 	"  -h, --help        this help\n";
 
 #define MAX_THREADS 256
 
-enum { STORE, COPY, OPS };
-static const char *const op_names[OPS] = { [STORE] = "store", [COPY] = "copy" };
+enum { STORE, COPY, GEN, OPS };
+static const char *const op_names[OPS] = { [STORE] = "store", [COPY] = "copy", [GEN] = "gen" };
 
 /* Set by main() before the threads start, then only read (the buffers'
  * bytes excepted: each thread writes its own slice). */
 static size_t size = 64 << 20, nthreads = 1, reps = 5, passes = 1;
+static int ops = GEN;	/* store and copy; with -g also gen */
 static unsigned char *src, *dst;
 static pthread_barrier_t op_start;
 
@@ -44,11 +53,24 @@ struct span {
 	int64_t start_ns, end_ns;
 };
 
+/* The generator alone over n bytes' worth of values, as fillcopy's fill
+ * makes them (one rng_next() per 8 bytes, the last 1 to 7 bytes one more),
+ * XORed in a register: the compiler must compute every one. */
+static uint64_t generate(struct rng r, size_t n)
+{
+	uint64_t x = 0;
+
+	for (size_t i = 0; i < n; i += 8)
+		x ^= rng_next(&r);
+	return x;
+}
+
 /* One per thread, on cache lines of its own. */
 struct worker {
 	alignas(64) pthread_t thread;
 	size_t from, to;	/* its slice of the buffers: bytes [from, to) */
 	struct span *spans;	/* [rep * OPS + op] */
+	uint64_t sink;		/* gen: what the generator's values add up to */
 };
 static struct worker workers[MAX_THREADS];
 
@@ -56,12 +78,14 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	size_t n = w->to - w->from;
+	struct rng rng;
 
+	rng_seed(&rng, (uint64_t)(w - workers) + 1);	/* fillcopy's thread K: K + 1 */
 	/* Writing every byte maps every page of its slice before the timing. */
 	memset(src + w->from, 'a', n);
 	memset(dst + w->from, 'b', n);
 	for (size_t r = 0; r < reps; r++) {
-		for (int op = 0; op < OPS; op++) {
+		for (int op = 0; op < ops; op++) {
 			struct span *s = &w->spans[r * OPS + op];
 
 			pthread_barrier_wait(&op_start);
@@ -69,8 +93,10 @@ static void *work(void *arg)
 			for (size_t i = 0; i < passes; i++) {
 				if (op == STORE)
 					memset(dst + w->from, (int)(r + i), n);
-				else
+				else if (op == COPY)
 					memcpy(dst + w->from, src + w->from, n);
+				else
+					w->sink ^= generate(rng, n);
 			}
 			s->end_ns = now_ns();
 		}
@@ -98,6 +124,7 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "passes", required_argument, NULL, 'p' },
+		{ "generator", no_argument, NULL, 'g' },
 		{ "csv", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -105,12 +132,13 @@ int main(int argc, char **argv)
 	int csv = 0, opt, e;
 
 	iolab_init(argv[0], usage);
-	while ((opt = getopt_long(argc, argv, "t:s:r:p:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:s:r:p:gh", options, NULL)) != -1) {
 		switch (opt) {
 		case 't': nthreads = parse_count("-t", optarg, 1, MAX_THREADS); break;
 		case 's': size = parse_size("-s", optarg, 1, (uint64_t)4 << 30); break;
 		case 'r': reps = parse_count("-r", optarg, 1, 1000); break;
 		case 'p': passes = parse_count("-p", optarg, 1, 1000000); break;
+		case 'g': ops = OPS; break;
 		case 'v': csv = 1; break;
 		case 'h': print_help();
 		default: usage_exit();
@@ -140,7 +168,7 @@ int main(int argc, char **argv)
 
 	puts(csv ? "threads,op,bytes,passes,rep,wall_s,mib_s" : "op     rep         ms      MiB/s");
 	for (size_t r = 0; r < reps; r++) {
-		for (int op = 0; op < OPS; op++) {
+		for (int op = 0; op < ops; op++) {
 			struct span t = workers[0].spans[r * OPS + op];
 
 			for (size_t k = 1; k < nthreads; k++) {
