@@ -276,13 +276,11 @@ def grade_one(args):
             failure, note = run_check(g, c)
             secs = time.monotonic() - start
             score = 0 if failure else c.points
-            records.append(dict(name=c.name, lab=c.lab, points=c.points, score=score, output=failure or "PASS" + (f" ({note})" if note else "")))
+            output = failure or "PASS" + (f" ({note})" if note else "")
+            records.append(dict(name=c.name, lab=c.lab, points=c.points, score=score, output=output))
             print(f"{c.name}: {'FAIL' if failure else 'PASS'} {score}/{c.points} ({secs:.1f}s)", flush=True)
-            if note:
-                print(f"    {note}")
-            if failure:
-                for line in failure.splitlines()[-6:]:
-                    print(f"    {line}")
+            for line in (failure or note or "").splitlines()[-6:]:
+                print(f"    {line}")
         report(records, modules, containment, args.json, standing(args))
         return 0
     except unpack.Refused as e:

@@ -499,6 +499,16 @@ def expect(cond, message, reproduce=None):
         raise Fail(message, reproduce)
 
 
+def usage_refused(g, prog, *args):
+    """Fails unless the student's prog takes args as a usage error: exit 2,
+    with the usage on stderr."""
+    r = g.student(prog, *args, timeout=5)
+    line = " ".join(map(str, args))
+    expect(r.status == 2 and b"usage:" in r.err and not r.killed,
+           f"{prog} {line} should be a usage error: exit 2 and the usage on stderr "
+           f"(got {r.killed or f'exit {r.status}'})", f"bin/{prog} {line}; echo $?")
+
+
 def lines_of(char, n):
     """n lines holding char, as the writers of Labs 1 and 2 write them."""
     return (char + "\n") * n

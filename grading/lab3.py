@@ -12,7 +12,7 @@ import os
 import re
 import tempfile
 
-from gradelib import Fail, Mutant, check, clean, expect, median, number
+from gradelib import Fail, Mutant, check, clean, expect, median, number, usage_refused
 
 LAB = 3
 QUESTIONS = {"Q3.1": 3, "Q3.2": 4, "Q3.3": 3, "Q3.4": 4, "Q3.5": 3, "Q3.6": 3, "Q3.7": 3, "Q3.8": 3,
@@ -24,14 +24,6 @@ NUMBERS = ["trial", "threads", "bytes", "files", "prefault", "fsync", "wall_s", 
 MEMBW_NUMBERS = ["trial", "threads", "bytes", "passes", "rep", "wall_s", "mib_s"]
 COLUMNS = {MEMBW_CSV: MEMBW_NUMBERS + ["op"], LAB3_CSV: NUMBERS + ["rng", "copy", "phase", "pages"]}
 MIB = 1 << 20
-
-
-def usage_refused(g, prog, *args):
-    r = g.student(prog, *args, timeout=5)
-    line = " ".join(map(str, args))
-    expect(r.status == 2 and b"usage:" in r.err and not r.killed,
-           f"{prog} {line} should be a usage error: exit 2 and the usage on stderr "
-           f"(got {r.killed or f'exit {r.status}'})", f"bin/{prog} {line}; echo $?")
 
 
 def csv_rows(text, what, again):

@@ -9,7 +9,7 @@ import io
 import os
 import re
 
-from gradelib import Fail, Mutant, check, expect, median, number
+from gradelib import Fail, Mutant, check, expect, median, number, usage_refused
 
 LAB = 4
 QUESTIONS = {"Q4.1": 3, "Q4.2": 3, "Q4.3": 3, "Q4.4": 2, "Q4.5": 2, "Q4.6": 3, "Q4.7": 3, "Q4.8": 3,
@@ -23,14 +23,6 @@ DATAGEN_NUMBERS = ["trial", "records", "exams_per_record", "buffer_records", "se
 COLUMNS = {DATAGEN_CSV: ["mode"] + DATAGEN_NUMBERS, WRITERS_CSV: ["strategy"] + WRITERS_NUMBERS}
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 DATAGEN_FILES = ("students.txt", "contacts.txt", "exams.txt", "grades.txt")
-
-
-def usage_refused(g, prog, *args):
-    r = g.student(prog, *args, timeout=5)
-    line = " ".join(map(str, args))
-    expect(r.status == 2 and b"usage:" in r.err and not r.killed,
-           f"{prog} {line} should be a usage error: exit 2 and the usage on stderr "
-           f"(got {r.killed or f'exit {r.status}'})", f"bin/{prog} {line}; echo $?")
 
 
 def missing_dir(g, prog, *args):

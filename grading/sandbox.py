@@ -152,9 +152,9 @@ def become_subreaper():
 _unwaited = set()
 
 
-def reap_orphans():
-    """Reaps the ended processes that became this grader's children as
-    orphans (a zombie's parent is the grader, and nobody waits for it)."""
+def _orphans():
+    """(pid, state) of the grader's children that no check waits for:
+    orphans that were reparented to it."""
     me = str(os.getpid()).encode()
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in _unwaited:
@@ -165,35 +165,32 @@ def reap_orphans():
                 state, ppid = f.read().rsplit(b")", 1)[1].split()[:2]
         except (OSError, ValueError):
             continue
-        if state == b"Z" and ppid == me:
+        if ppid == me:
+            yield int(name), state
+
+
+def reap_orphans():
+    """Reaps the orphans that have ended (zombies nobody else waits for)."""
+    for pid, state in _orphans():
+        if state == b"Z":
             try:
-                os.waitpid(int(name), os.WNOHANG)
+                os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
 
 
 def kill_orphans():
-    """Not root: kills the processes that became the grader's children as
-    orphans (a daemon that left its session), and theirs, as they come up."""
-    me = str(os.getpid()).encode()
+    """Not root: kills the orphans still running (a daemon that left its
+    session), and theirs, which become orphans in turn."""
     for _ in range(200):
-        found = False
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) in _unwaited:
-                continue
+        running = [pid for pid, state in _orphans() if state != b"Z"]
+        for pid in running:
             try:
-                with open(f"/proc/{name}/stat", "rb") as f:
-                    state, ppid = f.read().rsplit(b")", 1)[1].split()[:2]
-            except (OSError, ValueError):
-                continue
-            if ppid == me and state != b"Z":
-                found = True
-                try:
-                    os.kill(int(name), signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         reap_orphans()
-        if not found:
+        if not running:
             return
 
 
