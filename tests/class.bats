@@ -65,7 +65,8 @@ subs() {
 @test "class: a tidy CSV per data file, every good submission in each, the left-out ones in none" {
 	need_kit
 	local f expected
-	for f in $(cd "$BATS_FILE_TMPDIR/kit/iolab-handin/data" && ls -- *.csv); do
+	# (lab5-depth.csv: from every other generated submission, below)
+	for f in $(cd "$BATS_FILE_TMPDIR/kit/iolab-handin/data" && ls -- *.csv | grep -vx lab5-depth.csv); do
 		# the good ones, and the hostile ones whose bad data are in another file
 		expected=$((GOOD + $(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep '^lab[0-9a-z-]*\.csv' | grep -cv "^${f}[ :]")))
 		[ "$(subs "$f" | wc -l)" -eq "$expected" ] || { echo "$f: $(subs "$f" | wc -l) submissions, expected $expected"; return 1; }
