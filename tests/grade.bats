@@ -170,7 +170,7 @@ max_score() {
 	bomb = next(r for r in rows if r["submission"] == "fork-bomb")
 	assert bomb["lab1: writer: line counts, append and overwrite modes"] == "0", bomb
 	PY
-	[ -z "$(find "$BATS_FILE_TMPDIR/subs" -name '*.json' -o -name '*.txt' -o -name class.csv)" ]
+	[ -z "$(find "$BATS_FILE_TMPDIR/subs" -maxdepth 1 -name '*.json' -o -maxdepth 1 -name '*.txt' -o -name class.csv)" ]
 }
 
 @test "grade.sh --json: Gradescope's results.json fields" {
