@@ -199,7 +199,7 @@ def protect(path, what):
     mode = os.stat(path).st_mode
     if mode & 0o007:
         os.chmod(path, mode & ~0o007)
-        print(f"{PROG}: made {what} unreadable to other users (chmod o-rwx {path}): "
+        print(f"{PROG}: note: made {what} unreadable to other users (chmod o-rwx {path}): "
               "students' programs run as other users", file=sys.stderr)
 
 
