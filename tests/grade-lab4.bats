@@ -83,11 +83,5 @@ says() {
 }
 
 @test "grade.sh lab 4: every mutant of pwriters and datagen loses its check in 10 gradings of 10" {
-	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
-		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
-	run python3 "$ROOT/grading/mutants.py" --labs 4 --times 10 -j 2
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c '^MUTANT .*: caught 10/10$' <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
-	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge 4 ]
+	all_mutants_caught 4 2 5
 }

@@ -286,11 +286,5 @@ for lab, module in grade.load(grade.kit_labs())[1].items():
 }
 
 @test "grade.sh lab 1: every mutant of writer, launch and runs loses its check in 10 gradings of 10" {
-	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
-		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
-	run python3 "$ROOT/grading/mutants.py" --labs 1 --times 10 -j 2
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c '^MUTANT .*: caught 10/10$' <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
-	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge 4 ]
+	all_mutants_caught 1 2 5
 }

@@ -48,3 +48,17 @@ points_lost() {
 	score=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt")
 	echo $((${score#*/} - ${score%/*}))
 }
+
+# all_mutants_caught LAB JOBS AT_LEAST: grading/mutants.py grades every
+# mutant of LAB 10 times (JOBS mutants at a time); each must lose its check
+# in all 10, and the lab must have AT_LEAST mutants.
+# shellcheck disable=SC2154 # status and output are set by bats' run
+all_mutants_caught() {
+	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
+		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
+	run python3 "$ROOT/grading/mutants.py" --labs "$1" --times 10 -j "$2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^MUTANT .*: caught 10/10$' <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
+	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge "$3" ]
+}
