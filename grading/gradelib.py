@@ -24,9 +24,7 @@ import csv
 import io
 import math
 import os
-import random
 import re
-import shutil
 import signal
 import stat
 import subprocess
