@@ -21,10 +21,12 @@ and the class CSV are all rendered from the records.
 """
 
 import csv
+import hashlib
 import io
 import math
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -267,6 +269,28 @@ def _io_when_ended(pid):
         return {}
 
 
+def _built(name, suffix, flags, libs):
+    """grading/name.c compiled into the kit's build/grading/ once: its path.
+    Two gradings building it at once each write a file of their own and
+    rename it into place, so neither sees half a program."""
+    src = os.path.join(KIT, "grading", name + ".c")
+    cc = os.environ.get("CC", "cc")
+    with open(src, "rb") as f:
+        key = hashlib.sha256(f.read() + repr((cc, flags, libs)).encode()).hexdigest()[:16]
+    cache = os.path.join(KIT, "build", "grading")
+    path = os.path.join(cache, f"{name}-{key}{suffix}")
+    if os.path.exists(path):
+        return path
+    os.makedirs(cache, mode=0o700, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}"
+    built = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", *flags, "-o", tmp, src, *libs],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        raise Fail(f"the grader could not build its {name}.c: ask your instructor\n" + built.stderr[-500:])
+    os.replace(tmp, path)
+    return path
+
+
 def _read_capped(f):
     f.seek(0)
     data = f.read(OUTPUT_LIMIT)
@@ -401,9 +425,8 @@ class Grading:
 
     def shim(self, name):
         """grading/name.c built with the kit's compiler into a shared
-        library (once per grading) that the students' uid may read: its
-        path, for preload= (or LD_PRELOAD in env, with its directory in
-        ro_binds)."""
+        library that the students' uid may read: its path, for preload=
+        (or LD_PRELOAD in env, with its directory in ro_binds)."""
         return self._build(name, ".so", ["-shared", "-fPIC"], ["-ldl"])
 
     def helper(self, name):
@@ -412,17 +435,16 @@ class Grading:
         return self._build(name, "", ["-static"], [])
 
     def _build(self, name, suffix, flags, libs):
+        """The grading's own copy of a shim or helper, readable through its
+        group only: copied from the kit's build/grading/, where each is
+        built once for every grading, under a name made of its source's
+        hash (a changed source is built anew, never taken for the old)."""
         path = os.path.join(self.work, "shims", name + suffix)
         if not os.path.exists(path):
             if not os.path.isdir(os.path.dirname(path)):
                 os.mkdir(os.path.dirname(path))
                 self.box.share(os.path.dirname(path), 0o750)
-            built = subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
-                                    *flags, "-o", path, os.path.join(KIT, "grading", name + ".c"), *libs],
-                                   capture_output=True, text=True)
-            if built.returncode != 0:
-                raise Fail(f"the grader could not build its {name}.c: ask your instructor\n"
-                           + built.stderr[-500:])
+            shutil.copyfile(_built(name, suffix, flags, libs), path)
             self.box.share(path, 0o750)
         return path
 
