@@ -17,6 +17,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -377,8 +378,17 @@ def batch(args):
             subprocess.run(cmd + [sub], stdout=log, stderr=subprocess.STDOUT)
         print(f"graded {clean(name)}: {last_line(os.path.join(out, name + '.txt'))}", flush=True)
 
+    start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(grade, subs, names))
+    # How busy the machine was: the CPU time of every grading, and all
+    # their programs, against the cores the wall time offered (where -j
+    # more or fewer would have helped).
+    wall = time.monotonic() - start
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu, cores = used.ru_utime + used.ru_stime, os.cpu_count()
+    print(f"graded {len(subs)} submissions in {wall:.0f} s with -j {args.jobs}: "
+          f"{cpu:.0f} CPU seconds, {cpu / wall / cores:.0%} of {cores} cores")
     # The class CSV: a column per check of the labs graded, from the list of
     # checks, never from a report.
     checks, _ = load(args.labs or kit_labs())

@@ -170,6 +170,7 @@ max_score() {
 	bomb = next(r for r in rows if r["submission"] == "fork-bomb")
 	assert bomb["lab1: writer: line counts, append and overwrite modes"] == "0", bomb
 	PY
+	grep -Eq "^graded $(ls "$BATS_FILE_TMPDIR/subs" | wc -l) submissions in [0-9]+ s with -j 2: [0-9]+ CPU seconds, [0-9]+% of [0-9]+ cores$" "$BATS_FILE_TMPDIR/batch.log"
 	[ -z "$(find "$BATS_FILE_TMPDIR/subs" -maxdepth 1 -name '*.json' -o -maxdepth 1 -name '*.txt' -o -name class.csv)" ]
 }
 
