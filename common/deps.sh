@@ -49,8 +49,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 	if command -v apt-get >/dev/null 2>&1 && [ "${sudo[0]:-}" != none ] && [ -z "${IOLAB_NO_INSTALL:-}" ]; then
 		echo "Installing ${missing[*]} (apt-get install ${packages[*]}) ..."
 		export DEBIAN_FRONTEND=noninteractive
-		"${sudo[@]}" apt-get update -q >/dev/null
-		"${sudo[@]}" apt-get install -y -q "${packages[@]}" >/dev/null
+		# A new machine is often still running its own apt (unattended
+		# upgrades): wait for its lock rather than fail.
+		"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null
+		"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -q "${packages[@]}" >/dev/null
 	else
 		echo "Missing: ${missing[*]}. Install with one of:" >&2
 		echo "  sudo apt-get install ${packages[*]}        # Debian, Ubuntu" >&2

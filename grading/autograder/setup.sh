@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
+apt-get -o DPkg::Lock::Timeout=300 update -q
 # gcc, make: build the students' programs and the kit's. bubblewrap: the
 # sandbox grade.sh runs them in (it falls back to limits alone when the
 # container cannot start one). util-linux: prlimit, setpriv. procps: ps.
@@ -17,10 +17,10 @@ apt-get update -q
 # python3: the grader (grade.sh runs grading/grade.py, standard library only).
 # gnuplot-nox, bats: the kit's own make plot and make test, for checking
 # the image by hand. (bash, awk, tar, gzip, coreutils: in every image.)
-apt-get install -y -q --no-install-recommends \
+apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends \
 	gcc libc6-dev make util-linux procps bubblewrap strace python3 gnuplot-nox bats liburing-dev
 # setpriv is in util-linux on current releases, its own package on older ones.
-command -v setpriv >/dev/null || apt-get install -y -q --no-install-recommends setpriv
+command -v setpriv >/dev/null || apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends setpriv
 
 chmod +x grade.sh run_autograder
 # Students' programs run as uids of their own: the kit (reference answers
