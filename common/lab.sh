@@ -35,6 +35,16 @@ median() {
 	"$PYTHON" -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.stdin.read().split()))'
 }
 
+# launch_wall N COMMAND: the elapsed seconds of N runs of COMMAND in a row,
+# from launch's CSV (each run from its start to its exit), added up. The
+# column is found by its name, wall_s: next to it are user_s and sys_s,
+# CPU time, which is not what a stopwatch reads. COMMAND's own output shares
+# launch's stdout; launch's rows are the ones whose first field is a number.
+launch_wall() {
+	"$BIN/launch" -r "$1" --csv "$2" |
+		awk -F, '$1 == "trial" { for (i = 1; i <= NF; i++) if ($i == "wall_s") c = i } c && $1 ~ /^[0-9]+$/ { s += $c } END { print s }'
+}
+
 # by_scale TINY QUICK FULL: prints the value that goes with SCALE.
 by_scale() {
 	case $SCALE in

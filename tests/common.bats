@@ -194,3 +194,12 @@ assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
 	[ "$status" -eq 1 ]
 	[ "$output" = "table.py: p.csv: no column seconds" ]
 }
+
+@test "lab.sh launch_wall: elapsed seconds of N runs added up, not their CPU time" {
+	# Two 0.3 s sleeps take 0.6 s or more and almost no CPU: a sum of the
+	# CPU columns (user_s, sys_s) would read about 0.
+	run bash -c 'cd "$1" && SCRATCH="$2" BIN="$3" && source common/lab.sh && launch_wall 2 "sleep 0.3"' _ \
+		"$ROOT" "$BATS_TEST_TMPDIR" "$BIN"
+	[ "$status" -eq 0 ]
+	python3 -c 'import sys; t = float(sys.argv[1]); assert 0.6 <= t < 3, t' "$output"
+}

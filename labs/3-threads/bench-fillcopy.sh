@@ -47,12 +47,6 @@ store_copy_gen() {
 passes() {
 	printf '%s\n' "$@" | sort -g | head -1 | awk '{ p = int(15 / $1) + 1; print p < 10 ? 10 : p }'
 }
-# whole N COMMAND: the elapsed seconds of N runs of COMMAND in a row,
-# each from its start to its exit (launch --csv: wall_s is field 5).
-whole() {
-	"$BIN/launch" -r "$1" --csv "$2" | awk -F, '$1 ~ /^[0-9]+$/ && $2 == 1 { s += $5 } END { print s }'
-}
-
 # med NUMBER...: their median.
 med() {
 	printf '%s\n' "$@" | median
@@ -110,9 +104,9 @@ ours_cmd="$BIN/fillcopy -s 255M -d $SCRATCH --pages huge"
 small_cmd="$BIN/fillcopy -s 255M -d $SCRATCH"
 theirs=() ours=() small=()
 for ((i = 0; i < REPS; i++)); do
-	theirs+=("$(whole 1 "$source_cmd")")
-	ours+=("$(whole 3 "$ours_cmd" | awk '{ print $1 / 3 }')")
-	small+=("$(whole 3 "$small_cmd" | awk '{ print $1 / 3 }')")
+	theirs+=("$(launch_wall 1 "$source_cmd")")
+	ours+=("$(launch_wall 3 "$ours_cmd" | awk '{ print $1 / 3 }')")
+	small+=("$(launch_wall 3 "$small_cmd" | awk '{ print $1 / 3 }')")
 done
 t=$(med "${theirs[@]}") o=$(med "${ours[@]}") d=$(med "${small[@]}")
 echo "  whole process, median s: source's settings $t, defaults $d, defaults with --pages huge $o"
