@@ -214,7 +214,7 @@ failing_json() {
 	absent labs/1-interleave/runs.c 'st.start = st.lines;'
 	absent labs/2-locking/lockbench.c 'if (flush && fflush(fp) != 0)' '*holding += released - got;'
 	absent labs/3-threads/fillcopy.c '*to = k == n - 1 ? total : *from + total / n;' \
-		'memcpy(buf + i, &v, end - i);' 'rng_seed(&workers[k].rng, k + 1);'
+		'memcpy(p + i, &v, end - i);' 'rng_seed(&workers[k].rng, k + 1);'
 	absent labs/4-writers/pwriters.c 'size_t num = queue.taken++;' \
 		'pthread_cond_wait(&queue.nonempty, &queue.lock);' 'q->posted++;' 'q->closed = 1;'
 	absent labs/5-patterns/iopattern.c ': (i % slots) * c->stride;' 'rng_below(r, slots) * c->io' \
