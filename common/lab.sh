@@ -45,6 +45,13 @@ launch_wall() {
 		awk -F, '$1 == "trial" { for (i = 1; i <= NF; i++) if ($i == "wall_s") c = i } c && $1 ~ /^[0-9]+$/ { s += $c } END { print s }'
 }
 
+# repeats SECONDS_OF_10...: how many times to repeat (runs in a row, passes
+# over a buffer) for the shortest of the things timed to last 1.5 s, from
+# how long 10 of each took; at least 10.
+repeats() {
+	printf '%s\n' "$@" | sort -g | head -1 | awk '{ n = int(15 / $1) + 1; print n < 10 ? 10 : n }'
+}
+
 # by_scale TINY QUICK FULL: prints the value that goes with SCALE.
 by_scale() {
 	case $SCALE in

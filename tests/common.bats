@@ -203,3 +203,10 @@ assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
 	[ "$status" -eq 0 ]
 	python3 -c 'import sys; t = float(sys.argv[1]); assert 0.6 <= t < 3, t' "$output"
 }
+
+@test "lab.sh repeats: enough for the shortest of the things timed to last 1.5 s, at least 10" {
+	run bash -c 'cd "$1" && SCRATCH="$2" && source common/lab.sh && repeats 0.5 2 && repeats 3' _ \
+		"$ROOT" "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'31\n10' ]
+}

@@ -17,7 +17,7 @@ cat "$file" >/dev/null	# into the page cache
 # Runs in a row for 1.5 s of the faster command, from 10 runs of each.
 wc10=$(launch_wall 10 "wc -l $file")
 runs10=$(launch_wall 10 "$BIN/runs -q $file")
-n=$(printf '%s\n' "$wc10" "$runs10" | sort -g | head -1 | awk '{ n = int(15 / $1) + 1; print n < 10 ? 10 : n }')
+n=$(repeats "$wc10" "$runs10")
 echo "== bench: runs -q versus wc -l on a cached 40 MB file, medians of $REPS alternating measurements of $n runs"
 
 wc_times=() runs_times=()

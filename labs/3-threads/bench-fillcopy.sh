@@ -42,11 +42,6 @@ store_copy_gen() {
 		awk -F, -v c="$column" '$2 == "store" { s = $c } $2 == "copy" { k = $c } $2 == "gen" { g = $c }
 			END { print s, k, g }'
 }
-# passes SECONDS_OF_10_PASSES...: passes enough for the shortest of the
-# phases to last 1.5 s (from a run of 10 passes), at least 10.
-passes() {
-	printf '%s\n' "$@" | sort -g | head -1 | awk '{ p = int(15 / $1) + 1; print p < 10 ? 10 : p }'
-}
 # med NUMBER...: their median.
 med() {
 	printf '%s\n' "$@" | median
@@ -68,7 +63,7 @@ echo "== Lab 3 benchmark: medians of $REPS alternating measurements of 1 s or mo
 # 1. Time per byte of each generator.
 read -r xs _ <<<"$(fill_copy 9 -s 16M --prefault --passes 10)"
 read -r rs _ <<<"$(fill_copy 9 -s 16M --prefault --passes 1 --rng rand)"
-px=$(passes "$xs") pr=$(awk -v s="$rs" 'BEGIN { print int(1.5 / s) + 1 }')
+px=$(repeats "$xs") pr=$(awk -v s="$rs" 'BEGIN { print int(1.5 / s) + 1 }')
 xoshiro=() rand=()
 for ((i = 0; i < REPS; i++)); do
 	xoshiro+=("$(fill_copy 9 -s 16M --prefault --passes "$px" | awk -v p="$px" '{ print $1 / p }')")
@@ -79,9 +74,9 @@ report "fill 16 MiB, 1 thread: time per pass rand() / xoshiro" "$(med "${rand[@]
 # 2. Against the ceiling, with as many threads.
 for t in 1 2; do
 	read -r f c <<<"$(fill_copy 9 -t "$t" -s 64M --prefault --passes 10)"
-	pf=$(passes "$f" "$c")
+	pf=$(repeats "$f" "$c")
 	read -r s m g <<<"$(store_copy_gen 6 -t "$t" -s 64M -p 10)"
-	pm=$(passes "$s" "$m" "$g")
+	pm=$(repeats "$s" "$m" "$g")
 	fill=() copy=() store=() memcpy=() gen=()
 	for ((i = 0; i < REPS; i++)); do
 		read -r f c <<<"$(fill_copy 11 -t "$t" -s 64M --prefault --passes "$pf")"
