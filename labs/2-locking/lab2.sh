@@ -16,7 +16,7 @@ source "$(dirname "$0")/../../common/lab.sh"
 
 lab_begin "Lab 2: locking and flushing" flock-writer lockbench launch runs
 
-LINES=$(by_scale 10000 200000 1000000)	# per writer; the source wrote 1,000,000
+LINES=$(by_scale 10000 100000 1000000)	# per writer; the source wrote 1,000,000
 TRIALS=$(by_scale 2 5 5)		# plain and sweep; the source ran 5
 LOCK_TRIALS=$(by_scale 1 3 5)		# locks and sync
 SWEEP_K="1 10 100 1000 10000"		# the source's batch sizes
