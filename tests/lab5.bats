@@ -65,3 +65,30 @@ setup() {
 	[ ! -e data/lab5.csv ]
 	[ ! -e data/lab5.csv.tmp ]
 }
+
+@test "validate.py: the ratio is the median of the rounds' ratios, with its interval" {
+	# Spells of a disk twice as fast that both tools share: the ratio stays
+	# 1. iopattern faster in 3 rounds of 5, only: 2, an interval from 1
+	# to 2. iopattern 20% faster in every round: 1.2 whatever the spells.
+	run python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import validate
+print("%.3f %.3f %.3f" % validate.paired([100, 200, 100, 200, 200], [100, 200, 100, 200, 200]))
+print("%.3f %.3f %.3f" % validate.paired([100, 200, 100, 200, 200], [100, 100, 100, 100, 100]))
+print("%.3f %.3f %.3f" % validate.paired([120, 240, 120, 240, 120], [100, 200, 100, 200, 100]))' \
+		"$ROOT/labs/5-patterns"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "${lines[0]}" = "1.000 1.000 1.000" ]
+	[ "${lines[1]}" = "2.000 1.000 2.000" ]
+	[ "${lines[2]}" = "1.200 1.200 1.200" ]
+}
+
+@test "validate.sh: a second one in the same scratch directory stops at once, exit 1" {
+	mkdir s
+	# This shell holds the lock, as a running validate does.
+	run bash -c 'exec 8>>"$2/validate.lock" && flock 8 && SCRATCH="$2" bash "$1/labs/5-patterns/validate.sh"' _ \
+		"$ROOT" "$BATS_TEST_TMPDIR/s"
+	[ "$status" -eq 1 ]
+	[ "$output" = "validate: another make validate is running in $BATS_TEST_TMPDIR/s" ]
+}
