@@ -480,10 +480,10 @@ MUTANTS = [
              "case 'p': (void)parse_choice(\"--pages\", optarg, page_names); break;"),
             ("page_names[huge],\n\t\t\t       passes);", '"huge",\n\t\t\t       passes);')],
            "fillcopy: --pages huge maps 2 MiB per fault where the kernel allows it"),
-    # no advice: buffers aligned to 2 MiB but neither huge nor 4 KiB asked for
-    Mutant("fillcopy-no-madvise", FILLCOPY,
-           [("*refused = madvise(p, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0 ? 0 : errno;",
-             "*refused = 0;")],
+    # buffers from calloc(), not map_pages(): neither aligned to 2 MiB nor advised
+    Mutant("fillcopy-buffers-from-calloc", FILLCOPY,
+           [("buf = map_pages(size, huge, &refused);\n\tcopy = map_pages(size, huge, &refused);",
+             "buf = calloc(1, size), refused = 0;\n\tcopy = calloc(1, size);")],
            "fillcopy: --pages huge maps 2 MiB per fault where the kernel allows it"),
     # one pass timed, but mib_s still counts --passes of them
     Mutant("fillcopy-passes-once", FILLCOPY,

@@ -545,8 +545,7 @@ IOPATTERN = "labs/5-patterns/iopattern.c"
 MUTANTS = [
     # the buffer from malloc(): not aligned for O_DIRECT (EINVAL on a disk)
     Mutant("iopattern-malloc-buffer", IOPATTERN,
-           [("err = posix_memalign((void **)&bufs[i], mem_align > 4096 ? mem_align : 4096, c.io);",
-             "bufs[i] = malloc(c.io), err = bufs[i] ? 0 : ENOMEM;")],
+           [("bufs[i] = region + i * step;", "bufs[i] = malloc(c.io);")],
            "iopattern: --cold and --direct as the kit's on this file system"),
     # random offsets from the C library's one shared rand(), not the seeded generator
     Mutant("iopattern-shared-rand", IOPATTERN,
@@ -595,7 +594,7 @@ MUTANTS = [
            "iopattern --jobs: N threads, same data"),
     # io_uring refused: silently one pread at a time instead
     Mutant("iopattern-ring-refusal-ignored", IOPATTERN,
-           [("(err = io_uring_queue_init((unsigned)c.depth, &ring, 0)) != 0)",
-             "(err = io_uring_queue_init((unsigned)c.depth, &ring, 0)) != 0 && (c.depth = 0) != 0)")],
+           [("\t\tif (err != 0)\n\t\t\tdie(\"--iodepth needs io_uring",
+             "\t\tif (err != 0 && (c.depth = 0) != 0)\n\t\t\tdie(\"--iodepth needs io_uring")],
            "iopattern --iodepth, io_uring refused: one line, exit 1, no file"),
 ]

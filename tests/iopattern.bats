@@ -225,9 +225,33 @@ direct_works() {
 		--total 8M f
 	check "-r: 0 is out of range" "${ok[@]}" -r 0 f
 	check "--seed: '-1' is not a whole number" "${ok[@]}" --seed -1 f
+	check "--pages: '2m' is not 4k or huge" "${ok[@]}" --pages 2m f
 	run "$BIN/iopattern" "${ok[@]}" --bogus f
 	usage_fails
 	[[ ${lines[0]} == *"unrecognized option '--bogus'"* ]]
+	[ ! -e f ]
+}
+
+@test "--pages huge: the same bytes as 4 KiB pages, said in the header; when refused, said plainly" {
+	for pages in 4k huge; do
+		"$BIN/iopattern" --op read --pattern random -b 64K --file-size 4M -r 2 --csv --jobs 2 \
+			--pages $pages f >$pages.csv
+	done
+	[ "$(col data_sum 4k.csv | wc -l)" -eq 2 ]
+	col data_sum 4k.csv | diff - <(col data_sum huge.csv)
+	run "$BIN/iopattern" --op write --pattern seq -b 64K --file-size 1M -r 1 --pages huge f
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *", fsync: none, buffers in huge pages, seed 1, f" ]]
+	run "$BIN/iopattern" --op write --pattern seq -b 64K --file-size 1M -r 1 f
+	[[ ${lines[1]} == *", buffers in 4k pages, seed 1, f" ]]
+	command -v bwrap >/dev/null || skip "bwrap is not installed (it shows iopattern a setting of never)"
+	local setting=/sys/kernel/mm/transparent_hugepage/enabled
+	[ -e "$setting" ] || skip "this kernel has no $setting"
+	echo "always madvise [never]" >never
+	run bwrap --dev-bind / / --ro-bind never "$setting" "$BIN/iopattern" --op read --pattern seq \
+		-b 64K --file-size 1M -r 1 --pages huge f
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "iopattern: --pages huge: transparent huge pages are off on this system ($setting: always madvise [never]): the buffers get 4 KiB pages" ]
 	[ ! -e f ]
 }
 

@@ -35,6 +35,7 @@
 #include <sys/statvfs.h>
 
 #include "cleanup.h"
+#include "hugepages.h"
 #include "iolab.h"
 #include "rng.h"
 #include "timing.h"
@@ -271,64 +272,6 @@ static void prefault(unsigned char *p, size_t from, size_t to)
 		v[to - 1] = 0;
 }
 
-/* A transparent huge page on x86-64 (and on arm64 with 4 KiB pages). */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/*
- * A buffer of n bytes straight from mmap(): zero-filled (a byte the fill
- * misses stays 0, which the tests look for), and mapped page by page on
- * first touch, inside the timing unless --prefault. It starts on a 2 MiB
- * boundary, as only an aligned 2 MiB can become a huge page. --pages huge
- * asks for huge pages (MADV_HUGEPAGE); 4k forbids them (MADV_NOHUGEPAGE),
- * so that 4k means 4 KiB pages even where transparent_hugepage is
- * "always". Sets *refused to the errno of a refused madvise(), or 0.
- */
-static unsigned char *map_buffer(size_t n, int *refused)
-{
-	size_t len = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-	/* One huge page more than needed, to find a 2 MiB boundary in. */
-	unsigned char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		die("out of memory (two buffers of %zu bytes)", n);
-	p += (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
-	*refused = madvise(p, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0 ? 0 : errno;
-	return p;
-}
-
-/*
- * --pages huge: says plainly, on stderr, when the system will not give huge
- * pages: a kernel without them, advice refused, or transparent_hugepage set
- * to "never". Where it allows them, the kernel may still map 4 KiB pages
- * when it finds no free 2 MiB: the faults column shows what it did.
- */
-static void say_if_no_huge_pages(int refused)
-{
-	static const char setting[] = "/sys/kernel/mm/transparent_hugepage/enabled";
-	char line[128] = "";
-	FILE *f = fopen(setting, "r");
-
-	if (f != NULL) {
-		if (fgets(line, sizeof line, f) == NULL)
-			line[0] = '\0';
-		fclose(f);
-		line[strcspn(line, "\n")] = '\0';
-	}
-	if (f == NULL)
-		fprintf(stderr, "%s: --pages huge: this kernel has no transparent huge pages (no %s)",
-			iolab_prog, setting);
-	else if (refused != 0)
-		fprintf(stderr, "%s: --pages huge: the kernel refused MADV_HUGEPAGE (%s)",
-			iolab_prog, strerror(refused));
-	else if (strstr(line, "[never]") != NULL)
-		fprintf(stderr, "%s: --pages huge: transparent huge pages are off on this system (%s: %s)",
-			iolab_prog, setting, line);
-	else
-		return;
-	fputs(": the buffers get 4 KiB pages, as the faults column shows\n", stderr);
-}
-
 /*
  * The life of one thread: --prefault's touches, not timed, then the three
  * phases, each after the barrier. Every thread measures its own share with
@@ -546,10 +489,15 @@ int main(int argc, char **argv)
 	check_room(dir);
 	cleanup_init();
 
-	buf = map_buffer(size, &refused);
-	copy = map_buffer(size, &refused);
+	/* Both buffers straight from mmap(): zero-filled (a byte the fill misses
+	 * stays 0, which the tests look for), and mapped page by page on first
+	 * touch, inside the timing unless --prefault. */
+	buf = map_pages(size, huge, &refused);
+	copy = map_pages(size, huge, &refused);
+	if (buf == NULL || copy == NULL)
+		die("out of memory (two buffers of %zu bytes)", size);
 	if (huge)
-		say_if_no_huge_pages(refused);
+		say_if_no_huge_pages(refused, ", as the faults column shows");
 	for (size_t k = 0; k < nthreads; k++) {
 		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
 		seed_worker(k);
