@@ -120,8 +120,8 @@ test: all
 NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/class.bats tests/starter.bats tests/handin.bats
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
-	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's and handin's (Python and shell, no C of the kit's)"
-	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out $(NOT_KIT_C),$(wildcard tests/*.bats))
+	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's and handin's (Python and shell, no C of the kit's) and the lab scripts' (shell over the programs their own files test)"
+	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out $(NOT_KIT_C) tests/lab%.bats,$(wildcard tests/*.bats))
 	@if [ -n "$(THREADED)" ]; then echo "== ThreadSanitizer: $(THREADED)"; \
 	  BIN=bin-tsan bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(THREADED))); fi
 
