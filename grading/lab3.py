@@ -367,8 +367,10 @@ def data_plausible(g):
             bad("wall_s and mib_s must be positive, cpu_s not negative, mib_s below 10^6")
         if not rate_ok((1 if r["phase"] == "dump" else r["passes"]) * r["bytes"], r["wall_s"], r["mib_s"]):
             bad("mib_s is not passes x bytes / 2^20 / wall_s")
-        # Each thread runs at most for the whole phase (a 1% and 1 ms margin).
-        if r["cpu_s"] > 1.01 * r["threads"] * r["wall_s"] + 0.001:
+        # Each thread runs at most for the whole phase (a 5% and 5 ms margin:
+        # on a loaded virtual machine a thread's CPU clock once ran 1.6 ms
+        # past the wall clock of a 6 ms phase that it spanned).
+        if r["cpu_s"] > 1.05 * r["threads"] * r["wall_s"] + 0.005:
             bad(f"cpu_s {r['cpu_s']:g} is more than threads x wall_s ({r['threads']:g} x {r['wall_s']:g}; "
                 f"{r['rng']}, {r['pages']} pages, prefault {r['prefault']:g}, {r['phase']})")
         key = (f"threads {r['threads']:g}, rng {r['rng']}, pages {r['pages']}, prefault {r['prefault']:g}, "
