@@ -23,6 +23,9 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* --pages: the choices, in the order of the huge flag (0: 4k, 1: huge). */
+static const char *const page_names[] = { "4k", "huge", NULL };
+
 /*
  * n bytes straight from mmap(): zero-filled, and mapped page by page on
  * first touch. They start on a 2 MiB boundary. huge asks for huge pages

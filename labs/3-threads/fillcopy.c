@@ -72,7 +72,6 @@ static const char usage[] =
 enum gen { XOSHIRO, RAND_R, RAND };
 static const char *const gen_names[] = { "xoshiro", "rand_r", "rand", NULL };
 static const char *const copy_names[] = { "memcpy", "bytes", NULL };
-static const char *const page_names[] = { "4k", "huge", NULL };
 
 /* The run's settings and buffers: set by main() before any thread starts,
  * then only read (the buffers' bytes excepted: each thread writes its own). */

@@ -69,7 +69,6 @@ enum sync_mode { SYNC_NONE, SYNC_END, SYNC_EACH };
 static const char *const op_names[] = { "read", "write", NULL };
 static const char *const pattern_names[] = { "seq", "stride", "random", NULL };
 static const char *const sync_names[] = { "none", "end", "each", NULL };
-static const char *const page_names[] = { "4k", "huge", NULL };
 
 struct config {
 	int op, pattern, sync, direct, cold, csv, print_offsets, huge;
