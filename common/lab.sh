@@ -7,6 +7,9 @@
 #   BIN      where the programs are (default bin)
 #   DATA     where results go (default data)
 #   SCRATCH  where the experiments write their files (default scratch)
+#   TRIALS   how many times each measurement is repeated (each lab has its
+#            default; more trials narrow a busy machine's spread)
+#   PREDICTIONS  the student's predictions (default predictions.md)
 set -euo pipefail
 
 # Paths given by the caller are relative to where the caller stands; the
@@ -16,6 +19,8 @@ absolute() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 BIN=$(absolute "${BIN:-$kit/bin}")
 DATA=$(absolute "${DATA:-$kit/data}")
 SCRATCH=$(absolute "${SCRATCH:-$kit/scratch}")
+PREDICTIONS=${PREDICTIONS:+$(absolute "$PREDICTIONS")}
+PREDICTIONS=${PREDICTIONS:-predictions.md}	# the default, relative to the kit
 SCALE=${SCALE:-quick}
 cd "$kit"
 case $SCALE in
@@ -99,8 +104,14 @@ csv_commit() {
 	echo "wrote $CSV ($(($(wc -l <"$CSV") - 1)) rows)"
 }
 
+# The lab's number, from its script's name (labs/1-interleave/lab1.sh: 1).
+LAB_N=$(basename "$0" .sh)
+LAB_N=${LAB_N#lab}
+
 # lab_begin TITLE PROGRAM...: checks that the lab's programs are built,
-# announces the lab and describes the machine it runs on.
+# announces the lab, describes the machine it runs on, starts measuring
+# how busy the machine is (common/load.py), and reminds the student to
+# write their predictions first (never stops the lab).
 lab_begin() {
 	local title=$1 prog
 	shift
@@ -109,4 +120,27 @@ lab_begin() {
 	done
 	echo "== $title (SCALE=$SCALE, files in $SCRATCH)"
 	bash common/machine.sh "$SCRATCH" "$DATA/machine.txt"
+	"$PYTHON" common/predict.py remind "$PREDICTIONS" "$LAB_N"
+	LAB_LOAD=$(scratch_file ".load.$$")
+	"$PYTHON" common/load.py start "$LAB_LOAD" $$
+}
+
+# lab_end [--spread CSV:BY+BY:VALUE[:COL=V]]... [-- KEY=MEASURED...]: the
+# closing lines: how busy the machine was and whether the results are noise
+# (also into data/labN-load.txt), then the student's predictions beside
+# the measurements given as PN.M=TEXT.
+lab_end() {
+	local spreads=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do spreads+=("$1"); shift; done
+	[ $# -eq 0 ] || shift
+	echo
+	"$PYTHON" common/load.py end "$LAB_LOAD" $$ "Lab $LAB_N" "$DATA/lab$LAB_N-load.txt" "${spreads[@]}"
+	echo
+	"$PYTHON" common/predict.py show "$PREDICTIONS" "$LAB_N" "$@"
+}
+
+# measured median|gcd CSV VALUE [COL=V[,V]]...: that statistic of VALUE
+# over the matching rows.
+measured() {
+	"$PYTHON" common/predict.py "$@"
 }

@@ -2,14 +2,17 @@
 """table.py - a table of medians from a lab's CSV, to read at the end of a lab.
 
   python3 common/table.py CSV --by COL[,COL...] --values COL[,COL...]
-                          [--count COL[,COL...]] [--where COL=VALUE[,VALUE...]]...
+                          [--count COL[,COL...]] [--gcd COL[,COL...]]
+                          [--where COL=VALUE[,VALUE...]]...
                           [--title TEXT | --csv]
 
 Groups the rows by the --by columns (in the order the groups first appear)
 and prints, for each group, how many rows it has (n) and, for each --values
 column, the median of its values with their minimum and maximum:
 "median (min-max)"; for each --count column (a 0/1 flag), in how many of
-the group's rows it is 1: "3/10". Empty cells are left out; a column with no value in a
+the group's rows it is 1: "3/10"; for each --gcd column (whole numbers), the
+greatest common divisor of the group's values, a statistic that a few rows
+already settle where a median needs many (Lab 1's run unit). Empty cells are left out; a column with no value in a
 group shows "-". --where keeps only the rows whose column has one of the
 values listed; it may be repeated. (--value is --values.)
 Columns are found by name, so the order of the CSV's columns does not matter.
@@ -19,11 +22,12 @@ number, computed row by row before the median: iops*lat_mean_us/1e6
 medians).
 
 --csv prints the same as CSV, for gnuplot: the --by columns, n, then
-COL_median, COL_min and COL_max for each --values column and COL_count for
-each --count column (the figures draw medians with min-max whiskers from it).
+COL_median, COL_min and COL_max for each --values column, COL_count for
+each --count column and COL_gcd for each --gcd column (the figures draw medians with min-max whiskers from it).
 """
 import argparse
 import csv
+import math
 import re
 import statistics
 import sys
@@ -78,6 +82,12 @@ def cell(values):
     return f"{number(med)} ({number(lo)}-{number(hi)})"
 
 
+def gcd_cell(rows, col):
+    """The greatest common divisor of the group's values of col, "-" if none."""
+    values = [int(float(r[col])) for r in rows if r[col] != ""]
+    return str(math.gcd(*values)) if values else "-"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file", metavar="CSV")
@@ -85,6 +95,7 @@ def main():
     ap.add_argument("--values", "--value", required=True, type=value_spec,
                     help="value columns (or products COL*COL[/NUMBER]), comma-separated")
     ap.add_argument("--count", default="", help="0/1 columns, comma-separated")
+    ap.add_argument("--gcd", default="", help="whole-number columns, comma-separated")
     ap.add_argument("--where", action="append", default=[], type=condition,
                     metavar="COL=VALUE[,VALUE...]")
     ap.add_argument("--title", help="a line printed above the table")
@@ -93,12 +104,13 @@ def main():
     by, values = args.by.split(","), args.values
     used = [c for v in values for c in PRODUCT.fullmatch(v).group(1).split("*")]
     counts = [c for c in args.count.split(",") if c]
+    gcds = [c for c in args.gcd.split(",") if c]
     where = args.where
 
     try:
         with open(args.file, newline="") as f:
             reader = csv.DictReader(f)
-            missing = [c for c in dict.fromkeys(by + used + counts + [w[0] for w in where])
+            missing = [c for c in dict.fromkeys(by + used + counts + gcds + [w[0] for w in where])
                        if c not in (reader.fieldnames or [])]
             if missing:
                 sys.exit(f"table.py: {args.file}: no column {', '.join(missing)}")
@@ -109,7 +121,7 @@ def main():
     except OSError as e:
         sys.exit(f"table.py: {args.file}: {e.strerror}")
     for rows in groups.values():
-        for c in used:
+        for c in used + gcds:
             for r in rows:
                 if r[c] != "":
                     try:
@@ -123,18 +135,20 @@ def main():
     if args.csv:
         out = csv.writer(sys.stdout, lineterminator="\n")
         out.writerow(by + ["n"] + [f"{c}_{s}" for c in values for s in ("median", "min", "max")]
-                     + [f"{c}_count" for c in counts])
+                     + [f"{c}_count" for c in counts] + [f"{c}_gcd" for c in gcds])
         for key, rows in groups.items():
             row = list(key) + [len(rows)]
             for x in series[key]:
                 row += [f"{v:.6g}" for v in (statistics.median(x), min(x), max(x))] if x else ["", "", ""]
             row += [sum(r[c] == "1" for r in rows) for c in counts]
+            row += [gcd_cell(rows, c).replace("-", "") for c in gcds]
             out.writerow(row)
         return
-    table = [by + ["n"] + values + counts]
+    table = [by + ["n"] + values + counts + [f"gcd({c})" for c in gcds]]
     for key, rows in groups.items():
         cells = [cell(x) for x in series[key]]
         cells += [f"{sum(r[c] == '1' for r in rows)}/{len(rows)}" for c in counts]
+        cells += [gcd_cell(rows, c) for c in gcds]
         table.append(list(key) + [str(len(rows))] + cells)
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     print(args.title or f"== {args.file}: median (min-max) over the n rows of each group")

@@ -3,14 +3,19 @@
 # median run length; whiskers: the smallest and largest. Only trials in
 # which the writers interleaved count; the others (one writer's lines all
 # before the other's: they tested nothing) are drawn apart, as crosses.
+# Diamonds: the run unit, gcd(run_unit_lines) of the setting: every run is
+# a whole number of it, even where the scheduler let a writer make many
+# writes in a row and the median run is many buffers long.
+# size: 960,680
 set datafile separator ','
-set title "Lab 1: two writers, one file: how long are the runs? (median, min-max whiskers)"
+set title "Lab 1: two writers, one file: how long are the runs? (median, min-max whiskers; run unit)"
 set xlabel "stdio buffer size (bytes, log scale)"
-set ylabel "median run length (lines, log scale)"
+set ylabel "run length (lines, log scale)"
 set logscale xy 2
 set format x "2^{%L}"
 set format y "2^{%L}"
-set key top left
+# the key below the plot, clear of the points
+set key below left maxrows 3
 set grid
 set xrange [1:200000]
 
@@ -18,7 +23,7 @@ set xrange [1:200000]
 blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
 csv = 'data/lab1.csv'
 # Medians over the interleaved trials, by experiment and buffer (common/table.py).
-M = '< '.python.' '.kit.'/common/table.py '.csv.' --csv --by experiment,buffer_bytes --values median_run_lines --where mode=append --where interleaved=1'
+M = '< '.python.' '.kit.'/common/table.py '.csv.' --csv --by experiment,buffer_bytes --values median_run_lines --gcd run_unit_lines --where mode=append --where interleaved=1'
 # Where a buffer is drawn: unbuffered (-b 0) writes each 2-byte line alone,
 # at 2 bytes; stdio's default at st_blksize.
 x(ex, b) = ex eq "default" ? blksize : (b > 0 ? b : 2)
@@ -30,6 +35,8 @@ plot x / 2 with lines dashtype 2 lc rgb "gray40" title "one full buffer per run 
          with yerrorbars pt 7 ps 0.9 lc rgb "#1f77b4" title "-b BYTES (-b 0: unbuffered, drawn at 2)", \
      M using (strcol("experiment") eq "default" ? blksize : NaN):'median_run_lines_median':'median_run_lines_min':'median_run_lines_max' \
          with yerrorbars pt 9 ps 1.5 lc rgb "#2ca02c" title sprintf("stdio default (st\\_blksize = %d)", blksize), \
+     M using (x(strcol("experiment"), column("buffer_bytes"))):(column('run_unit_lines_gcd') > 0 ? column('run_unit_lines_gcd') : NaN) \
+         with points pt 13 ps 1.6 lc rgb "#d62728" title "run unit: gcd of the runs' lengths (table's gcd(run\\_unit\\_lines))", \
      csv using (strcol('mode') eq 'append' && column('interleaved') == 0 ? \
          x(strcol('experiment'), column('buffer_bytes')) : NaN):'median_run_lines' \
          with points pt 2 ps 1 lc rgb "gray50" title sprintf("not interleaved: tested nothing (%d writer rows)", untested)

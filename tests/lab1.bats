@@ -27,15 +27,18 @@ run_lab1() {
 @test "lab1: writes data/lab1.csv with one row per experiment, trial and writer" {
 	run_lab1
 	csv=data/lab1.csv
-	[ "$(head -1 $csv)" = "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,interleaved" ]
+	[ "$(head -1 $csv)" = "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,run_unit_lines,interleaved" ]
 	# default + 6 buffer sizes, 3 trials; overwrite, 5 trials; 2 writers
 	[ "$(tail -n +2 $csv | wc -l)" -eq 52 ]
 	[ "$(tail -n +2 $csv | cut -d, -f1,3 | sort -u | tr '\n' ' ')" = "buffer,0 buffer,1024 buffer,128 buffer,16 buffer,65536 buffer,8192 default, overwrite, " ]
-	# every row has 18 fields and positive elapsed times
-	awk -F, 'NR > 1 && (NF != 18 || $7 <= 0) { exit 1 }' $csv
-	# it ends with the table of medians
-	[[ $output == *"median (min-max) over the n rows of each group"* ]]
+	# every row has 19 fields and positive elapsed times
+	awk -F, 'NR > 1 && (NF != 19 || $7 <= 0) { exit 1 }' $csv
+	# it ends with the tables of medians, the machine's load and the predictions
+	[[ $output == *"== Runs (data/lab1.csv): median (min-max) over the n writer rows of each setting"* ]]
+	[[ $output == *"== Times (data/lab1.csv): seconds per writer"* ]]
 	[[ $output == *"overwrite                 overwrite  10 "* ]]
+	[[ $output == *"== The machine while Lab 1 ran ("*" cores): other programs used "* ]]
+	[[ $output == *"== Your predictions (predictions.md, Lab 1)"* ]]
 	# no scratch file and no temporary CSV left behind
 	[ -z "$(ls -A s)" ]
 	[ ! -e data/lab1.csv.tmp ]
@@ -72,6 +75,26 @@ run_lab1() {
 	    split += both
 	assert len(trials) == 5 and split >= 1, f"{split} of {len(trials)} trials split"
 	PY
+}
+
+# The run unit: every run (a writer's last left out) is a whole number of
+# writes, so with a buffer of B bytes (2-byte lines, 128 bytes and up: below
+# that glibc writes the overflowing line apart) the unit is a multiple of
+# B / 2, and the table's gcd of the units is printed beside the medians.
+@test "lab1: run_unit_lines is a whole number of buffers, and its gcd is in the table" {
+	run_lab1
+	python3 - data/lab1.csv <<-'PY'
+	import csv, sys
+	seen = 0
+	for r in csv.DictReader(open(sys.argv[1])):
+	    if r["mode"] == "append" and r["buffer_bytes"] not in ("", "0", "16") and r["run_unit_lines"]:
+	        assert int(r["run_unit_lines"]) % (int(r["buffer_bytes"]) // 2) == 0, r
+	        seen += 1
+	assert seen > 0, "no row of -b 128 and up had a run besides its last"
+	PY
+	[[ $output == *"gcd(run_unit_lines)"* ]]
+	grep -q '^other_programs_cores: [0-9.]*$' data/lab1-load.txt
+	grep -Eq '^verdict: (quiet|busy|noisy|busy noisy)$' data/lab1-load.txt
 }
 
 @test "lab1: data/machine.txt describes the machine and the scratch file system" {
