@@ -59,7 +59,8 @@ def main():
         elif args[0] == "gcd":
             print(math.gcd(*(int(x) for x in xs)))
         else:
-            print(f"{statistics.median(xs):.4g}")
+            m = statistics.median(xs)
+            print(f"{m:.0f}" if abs(m) >= 1000 else f"{m:.4g}")
         return
     path, lab = args[1], args[2]
     mine = predictions(path, lab)

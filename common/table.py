@@ -17,9 +17,9 @@ group shows "-". --where keeps only the rows whose column has one of the
 values listed; it may be repeated. (--value is --values.)
 Columns are found by name, so the order of the CSV's columns does not matter.
 A --values column may also be a product of columns, optionally over a
-number, computed row by row before the median: iops*lat_mean_us/1e6
-(Little's law, Lab 5: the median of the products, not the product of the
-medians).
+number or a column, computed row by row before the median:
+iops*lat_mean_us/1e6 (Little's law, Lab 5: the median of the products, not
+the product of the medians), wall_s/passes (Lab 3: the time of one pass).
 
 --csv prints the same as CSV, for gnuplot: the --by columns, n, then
 COL_median, COL_min and COL_max for each --values column, COL_count for
@@ -32,8 +32,8 @@ import re
 import statistics
 import sys
 
-# A --values entry: COL, or COL*COL...[/NUMBER].
-PRODUCT = re.compile(r"([A-Za-z_]\w*(?:\*[A-Za-z_]\w*)*)(?:/([0-9.]+(?:e[0-9]+)?))?")
+# A --values entry: COL, or COL*COL...[/NUMBER or /COL].
+PRODUCT = re.compile(r"([A-Za-z_]\w*(?:\*[A-Za-z_]\w*)*)(?:/([0-9.]+(?:e[0-9]+)?|[A-Za-z_]\w*))?")
 
 
 def number(x):
@@ -58,7 +58,7 @@ def value_spec(text):
     specs = [v for v in text.split(",") if v]
     for v in specs:
         if not PRODUCT.fullmatch(v):
-            raise argparse.ArgumentTypeError(f"'{v}' is not COL or COL*COL[/NUMBER]")
+            raise argparse.ArgumentTypeError(f"'{v}' is not COL or COL*COL[/NUMBER or /COL]")
     return specs
 
 
@@ -70,6 +70,8 @@ def value_of(row, spec):
         if row[col] == "":
             return None
         x *= float(row[col])
+    if over and over in row:
+        return x / float(row[over]) if row[over] not in ("", "0") else None
     return x / float(over) if over else x
 
 
@@ -93,7 +95,7 @@ def main():
     ap.add_argument("file", metavar="CSV")
     ap.add_argument("--by", required=True, help="group-by columns, comma-separated")
     ap.add_argument("--values", "--value", required=True, type=value_spec,
-                    help="value columns (or products COL*COL[/NUMBER]), comma-separated")
+                    help="value columns (or products COL*COL[/NUMBER or /COL]), comma-separated")
     ap.add_argument("--count", default="", help="0/1 columns, comma-separated")
     ap.add_argument("--gcd", default="", help="whole-number columns, comma-separated")
     ap.add_argument("--where", action="append", default=[], type=condition,
@@ -103,6 +105,7 @@ def main():
     args = ap.parse_args()
     by, values = args.by.split(","), args.values
     used = [c for v in values for c in PRODUCT.fullmatch(v).group(1).split("*")]
+    used += [o for v in values if (o := PRODUCT.fullmatch(v).group(2)) and not o[0].isdigit() and o[0] != "."]
     counts = [c for c in args.count.split(",") if c]
     gcds = [c for c in args.gcd.split(",") if c]
     where = args.where

@@ -12,7 +12,8 @@ F = 'data/lab3.csv'
 val(col, phase, pages, pre, t) = strcol('rng') eq 'xoshiro' && strcol('phase') eq phase && \
 	strcol('pages') eq pages && column('prefault') == pre && \
 	(t == 0 || column('threads') == t) ? column(col) : 1/0
-ms(phase, pages, pre, t) = 1000 * val('wall_s', phase, pages, pre, t)
+# per pass over the buffer: prefaulted runs go --passes times over it
+ms(phase, pages, pre, t) = 1000 * val('wall_s', phase, pages, pre, t) / val('passes', phase, pages, pre, t)
 # Faults + 1: a prefaulted phase has none, which a log scale cannot show.
 nf(phase, pages, pre, t) = val('faults', phase, pages, pre, t) + 1
 
@@ -52,8 +53,8 @@ set xtics 1
 set key bottom left font ',8'
 A = '#d62728'; P = '#1f77b4'; H = '#2ca02c'
 
-set title 'elapsed time'
-set ylabel 'elapsed time (ms, log scale)'
+set title 'elapsed time per pass over the buffer'
+set ylabel 'elapsed time per pass (ms, log scale)'
 plot $MED using 'threads':'f4k' with lines lw 2 lc rgb A title '4 KiB pages, first touch', \
      $MED using 'threads':'c4k' with lines lw 2 dt 2 lc rgb A notitle, \
      $MED using 'threads':'fpre' with lines lw 2 lc rgb P title '4 KiB pages, --prefault', \

@@ -10,6 +10,12 @@
 #     quick scale prefaulted at 1 and 2 threads only (a second per run).
 # Then membw, the machine's store and copy bandwidth with prefaulted
 # buffers at each thread count: the ceiling for the fill and the copy.
+# A prefaulted xoshiro fill and copy, and membw, go over the buffer
+# several times in one timed phase (--passes, calibrated at the start with
+# one thread), so that each lasts long enough to time at 2 threads too: one
+# pass over 64 MiB takes a few ms, less than the scheduler's time slice,
+# and a busy machine's hiccup would be the whole measurement. The phases
+# with page faults inside the timing, and rand(), last long enough in one.
 #   data/lab3.csv         trial, then fillcopy's --csv columns (a row per phase)
 #   data/lab3-membw.csv   trial, then membw's --csv columns (a row per store, per copy)
 # It ends with a table of the medians the questions ask for.
@@ -22,13 +28,28 @@ max_threads=$((2 * cores))
 min_threads=$(by_scale 3 3 8)
 [ "$max_threads" -ge "$min_threads" ] || max_threads=$min_threads
 [ "$SCALE" != tiny ] || max_threads=3
-trials=3
+trials=${TRIALS:-3}
 mapfile -t all < <(seq "$max_threads")
 if [ "$SCALE" = quick ]; then
 	rand_threads=(1 2) rand_prefault=(--prefault)
 else
 	rand_threads=("${all[@]}") rand_prefault=(first-touch --prefault)
 fi
+# passes_for TARGET SECONDS...: passes for the shortest of the phases timed
+# at SECONDS for 10 passes to last TARGET seconds (at least 1).
+passes_for() {
+	printf '%s\n' "${@:2}" | sort -g | head -1 | awk -v t="$1" '{ n = int(10 * t / $1) + 1; print n }'
+}
+target=$(by_scale 0.005 0.25 0.3)	# seconds of the shortest phase, 1 thread
+read -r fill_s copy_s < <("$BIN/fillcopy" -s "$size" -d "$SCRATCH" --prefault --passes 10 --csv |
+	awk -F, '$8 == "fill" { f = $9 } $8 == "copy" { c = $9 } END { print f, c }')
+passes=$(passes_for "$target" "$fill_s" "$copy_s")
+read -r store_s mcopy_s < <("$BIN/membw" -s "$size" -r 1 -p 10 --csv |
+	awk -F, '$2 == "store" { s = $6 } $2 == "copy" { c = $6 } END { print s, c }')
+membw_passes=$(passes_for "$target" "$store_s" "$mcopy_s")
+echo "passes over the $size buffer, for the shortest phase to last about $target s with 1 thread:" \
+	"fillcopy --prefault --passes $passes (10 passes: fill $fill_s s, copy $copy_s s)," \
+	"membw -p $membw_passes (10 passes: store $store_s s, copy $mcopy_s s)"
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "not in this kernel")"
 
 # run_fillcopy RNG PAGES PREFAULT THREADS...: one run per thread count, its
@@ -37,7 +58,9 @@ run_fillcopy() {
 	local rng=$1 pages=$2 prefault=$3 threads row options=()
 	shift 3
 	printf '%s' "trial $trial/$trials: $size, rng $rng, $pages pages, ${prefault/first-touch/first-touch faults}, threads"
+	# prefaulted xoshiro: $passes passes (rand() lasts long enough in one)
 	[ "$prefault" != --prefault ] || options=(--prefault)
+	[ "$prefault" != --prefault ] || [ "$rng" != xoshiro ] || [ "$pages" != 4k ] || options+=(--passes "$passes")
 	for threads in "$@"; do
 		for row in $("$BIN/fillcopy" -t "$threads" -s "$size" -d "$SCRATCH" --rng "$rng" \
 			--pages "$pages" "${options[@]}" --csv | tail -n +2); do
@@ -62,9 +85,9 @@ csv_commit
 
 csv_open "$DATA/lab3-membw.csv" "trial,threads,op,bytes,passes,rep,wall_s,mib_s"
 for trial in $(seq "$trials"); do
-	printf '%s' "trial $trial/$trials: membw, 3 stores and 3 copies of $size, prefaulted, threads"
+	printf '%s' "trial $trial/$trials: membw, a store and a copy of $size, $membw_passes passes each, prefaulted, threads"
 	for threads in "${all[@]}"; do
-		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 3 --csv | tail -n +2); do
+		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 1 -p "$membw_passes" --csv | tail -n +2); do
 			csv_row "$trial,$row"
 		done
 		printf ' %s' "$threads"
@@ -74,9 +97,18 @@ done
 csv_commit
 
 echo
-"$PYTHON" common/table.py "$DATA/lab3.csv" --title "Medians: fillcopy, 1 and 2 threads (data/lab3.csv)" \
-	--where threads=1,2 --where phase=fill,copy --by rng,pages,prefault,phase,threads --values wall_s,mib_s,faults
+# wall_s/passes: the time of one pass over the buffer, comparable between
+# the runs of one pass and of several.
+"$PYTHON" common/table.py "$DATA/lab3.csv" \
+	--title "Medians: fillcopy, 1, 2 and $max_threads threads (data/lab3.csv; wall_s/passes: seconds per pass over $size)" \
+	--where threads=1,2,"$max_threads" --where phase=fill,copy --by rng,pages,prefault,phase,threads,passes \
+	--values wall_s/passes,cpu_s/passes,mib_s,faults
 "$PYTHON" common/table.py "$DATA/lab3.csv" --title "Medians: the dump, xoshiro, prefaulted" \
 	--where rng=xoshiro --where prefault=1 --where phase=dump --by threads --values wall_s,mib_s
 "$PYTHON" common/table.py "$DATA/lab3-membw.csv" --title "Medians: membw, the ceiling (data/lab3-membw.csv)" \
-	--by op,threads --values wall_s,mib_s
+	--by op,threads,passes --values wall_s/passes,mib_s
+lab_end --spread "$DATA/lab3.csv:rng+pages+prefault+phase+threads:mib_s" -- \
+	"P3.1=$(measured median "$DATA/lab3.csv" mib_s rng=xoshiro pages=4k prefault=1 phase=copy threads=2) MiB/s" \
+	"P3.2=$(measured median "$DATA/lab3.csv" mib_s rng=xoshiro pages=4k prefault=1 phase=copy threads=1) MiB/s" \
+	"P3.3=$(measured median "$DATA/lab3.csv" wall_s rng=rand prefault=1 phase=fill threads=2) s" \
+	"P3.4=$(measured median "$DATA/lab3.csv" wall_s rng=rand prefault=1 phase=fill threads=1) s"
