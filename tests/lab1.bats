@@ -97,6 +97,29 @@ run_lab1() {
 	grep -Eq '^verdict: (quiet|busy|noisy|busy noisy)$' data/lab1-load.txt
 }
 
+# Every question is answered by what the lab prints (the handout's table,
+# question -> printed line): the rows and columns each one cites.
+@test "lab1: the lines each question cites are printed" {
+	run_lab1
+	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
+	# Q1.1, Q1.2, Q1.4: the Runs table's header, its default row with the
+	# run unit, st_blksize beside the unit in the predictions' lines
+	grep -Eq '^  experiment +buffer_bytes +mode +n +median_run_lines +max_run_lines +lost_lines +interleaved +gcd\(run_unit_lines\)$' out
+	grep -Eq "^  default +append +6 +$num +$num +0 +[0-9]+/6 +([0-9]+|-)\$" out
+	grep -Eq '^  P1.1 .*measured: gcd\(run_unit_lines\) ([0-9]+|-) lines \(st_blksize [0-9]+ bytes\)$' out
+	# Q1.2, Q1.3, Q1.6: the Times table: the default and unbuffered rows,
+	# their lines_written, wall_s, sys_s and start_delay_s
+	grep -Eq '^  experiment +buffer_bytes +mode +lines_written +n +wall_s +user_s +sys_s +start_delay_s$' out
+	grep -Eq "^  default +append +2000 +6 +$num +$num +$num +$num\$" out
+	grep -Eq "^  buffer +0 +append +2000 +6 +$num +$num +$num +$num\$" out
+	# Q1.4: each writer's loss in each overwrite trial
+	for t in 1 2 3 4 5; do
+		grep -Eq "^  overwrite, trial $t: A [0-9.]+ s, median run [0-9]+, run unit [0-9-]+, lost [0-9]+; B [0-9.]+ s, median run [0-9]+, run unit [0-9-]+, lost [0-9]+" out
+	done
+	# the noise verdict and the predictions
+	grep -Eq '^   (BUSY|NOISY|quiet enough)' out
+}
+
 @test "lab1: data/machine.txt describes the machine and the scratch file system" {
 	run_lab1
 	for key in date kernel cpu cores memory scratch_dir_fs scratch_dir_st_blksize compiler libc; do

@@ -37,6 +37,35 @@ setup_file() {
 	grep -q '^== Your predictions (predictions.md, Lab 3) beside the measurements$' "$log"
 }
 
+# Every question is answered by what the lab prints (the handout's table,
+# question -> printed line): the rows each one cites, at 1, 2 and the
+# largest thread count (3 at tiny scale).
+@test "lab3: the lines each question cites are printed" {
+	log="$BATS_FILE_TMPDIR/log"
+	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
+	row() { grep -Eq "^ +$1 +[0-9]+ +3 +$num +$num +$num +$num\$" "$log"; }
+	for t in 1 2 3; do
+		row "xoshiro +4k +1 +fill +$t"	# Q3.1, Q3.5, Q3.6
+		row "xoshiro +4k +1 +copy +$t"	# Q3.5, Q3.6
+		row "xoshiro +4k +0 +fill +$t"	# Q3.4
+		row "xoshiro +4k +0 +copy +$t"	# Q3.4
+		row "xoshiro +huge +0 +fill +$t"	# Q3.10
+		row "xoshiro +huge +0 +copy +$t"	# Q3.10
+		# Q3.5, Q3.6: membw's store and copy at the same thread counts
+		grep -Eq "^ +store +$t +[0-9]+ +3 +$num +$num\$" "$log"
+		grep -Eq "^ +copy +$t +[0-9]+ +3 +$num +$num\$" "$log"
+		# Q3.8: the dump
+		grep -Eq "^ +$t +3 +$num +$num\$" "$log"
+	done
+	# Q3.1, Q3.2: rand() at 1 and 2 threads, time and CPU time per pass
+	row "rand +4k +1 +fill +1"
+	row "rand +4k +1 +fill +2"
+	# Q3.10: the setting of transparent huge pages
+	grep -q '^transparent huge pages: ' "$log"
+	# how busy the machine was (Q3.2, Q3.5 ask to explain under load)
+	grep -Eq '^   (BUSY|NOISY|quiet enough)' "$log"
+}
+
 @test "lab3: data/lab3.csv: trial then fillcopy's columns; every trial, thread count and configuration, each phase once" {
 	csv="$BATS_FILE_TMPDIR/data/lab3.csv"
 	[ "$(head -1 "$csv")" = "trial,$("$BIN/fillcopy" -s 1K --csv | head -1)" ]

@@ -17,8 +17,9 @@ source "$(dirname "$0")/../../common/lab.sh"
 lab_begin "Lab 2: locking and flushing" flock-writer lockbench launch runs
 
 LINES=$(by_scale 10000 100000 1000000)	# per writer; the source wrote 1,000,000
-TRIALS=$(by_scale 2 5 5)		# plain and sweep; the source ran 5
-LOCK_TRIALS=$(by_scale 1 3 5)		# locks and sync
+TRIALS=${TRIALS:-$(by_scale 2 5 5)}	# plain, sweep, lockstep; the source ran 5
+LOCK_TRIALS=$(by_scale 1 3 5)		# locks and sync (more when TRIALS asks for more)
+[ "$LOCK_TRIALS" -ge "$TRIALS" ] || LOCK_TRIALS=$TRIALS
 SWEEP_K="1 10 100 1000 10000"		# the source's batch sizes
 LOCK_K="1 10000"	# 1: the lock calls dominate; 10000: a batch needs several write(2)s
 SYNC_LINES=$(by_scale 2000 20000 100000)	# every sync waits for the disk
@@ -109,5 +110,13 @@ for ((t = 1; t <= LOCK_TRIALS; t++)); do
 done
 
 csv_commit
-"$PYTHON" common/table.py "$DATA/lab2.csv" --by experiment,lines_per_lock,flush,lock,sync \
-	--values wall_s,lock_wait_s,median_run_lines --count runs_multiple_of_k,interleaved
+echo
+# Times in seconds per writer for its lines_written lines, as measured.
+"$PYTHON" common/table.py "$DATA/lab2.csv" --by experiment,lines_per_lock,flush,lock,sync,lines_written \
+	--values wall_s,lock_wait_s,vol_cs,median_run_lines --count runs_multiple_of_k,interleaved \
+	--title "== Lab 2 (data/lab2.csv): per writer, median (min-max) over the n writer rows; wall_s for lines_written lines"
+lab_end --spread "$DATA/lab2.csv:experiment+lines_per_lock+flush+lock+sync:wall_s" -- \
+	"P2.1=$(measured median "$DATA/lab2.csv" wall_s experiment=sweep lines_per_lock=1 flush=1) s for $LINES lines" \
+	"P2.2=$(measured median "$DATA/lab2.csv" wall_s experiment=sweep lines_per_lock=10000 flush=1) s for $LINES lines" \
+	"P2.3=see the sync rows: fflush is a write(2) into the page cache; only fsync or fdatasync waits for the disk" \
+	"P2.4=$(measured median "$DATA/lab2.csv" wall_s experiment=sync lines_per_lock=100 sync=fsync) s for $SYNC_LINES lines (none: $(measured median "$DATA/lab2.csv" wall_s experiment=sync lines_per_lock=100 sync=none) s)"

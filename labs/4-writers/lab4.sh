@@ -16,7 +16,7 @@ lab_begin "Lab 4: parallel file writers" pwriters datagen
 counts=$(by_scale "5 10" "5 10 50 100 500" "5 10 50 100 500 1000")
 size=$(by_scale 20K 256K 4M)	# bytes per file; the source wrote 80 MiB
 batch=16K			# bytes per write(2), as in the source
-trials=$(by_scale 3 3 3)
+trials=${TRIALS:-$(by_scale 3 3 3)}
 strategies="seq per-file io-thread pool"
 records=$(by_scale 2000 50000 50000)	# datagen -s; the source: -s 50000 -e 10 -b 500
 runs=$(by_scale 3 20 20)
@@ -68,3 +68,8 @@ echo
 "$PYTHON" common/table.py "$DATA/lab4-datagen.csv" --by mode \
 	--values wall_s,cpu_s,fill_s,write_s \
 	--title "== datagen: median (min-max) over the runs"
+top=${counts##* }	# the largest file count (500 at quick scale)
+lab_end --spread "$DATA/lab4-writers.csv:fsync+files+strategy:wall_s" -- \
+	"P4.1=$(measured median "$DATA/lab4-writers.csv" wall_s strategy=per-file files="$top" fsync=1) s ($top files)" \
+	"P4.2=$(measured median "$DATA/lab4-writers.csv" cpu_s strategy=per-file files="$top" fsync=1) s ($top files)" \
+	"P4.3=$(measured median "$DATA/lab4-writers.csv" wall_s strategy=seq files="$top" fsync=1) s ($top files)"

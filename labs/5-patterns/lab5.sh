@@ -16,7 +16,7 @@
 source "$(dirname "$0")/../../common/lab.sh"
 lab_begin "Lab 5: access patterns" iopattern
 
-TRIALS=5
+TRIALS=${TRIALS:-5}
 # Queue depth and threads: 4 KiB random O_DIRECT reads, TOTAL bytes a trial
 DEPTHS=$(by_scale "1 4 32" "1 2 4 8 16 32 64" "1 2 4 8 16 32 64")
 THREADS=$(by_scale "1 2" "1 2 4 8" "1 2 4 8")
@@ -128,10 +128,20 @@ else
 fi
 curve threads pread "$THREADS" --jobs "${in_flight[@]}"
 csv_commit
-"$PYTHON" common/table.py "$DATA/lab5.csv" --title "== Lab 5: medians, 4 KiB reads (data/lab5.csv)" \
-	--by experiment,series --where io_bytes=4096 --where experiment=read-size,random-read \
-	--value bytes_per_ns,iops,lat_p50_us
+echo
+# The sizes the questions name: 4 KiB, 1 MiB and the largest (Q5.1-Q5.4, Q5.6).
+largest=$(numfmt --from=iec "${SIZES##* }")
+"$PYTHON" common/table.py "$DATA/lab5.csv" \
+	--title "== Lab 5: medians at 4 KiB, 1 MiB and $largest bytes (data/lab5.csv)" \
+	--by experiment,series,io_bytes --where io_bytes=4096,1048576,"$largest" \
+	--where experiment=read-size,write-size,random-read \
+	--value bytes_per_ns,mib_s,iops,lat_p50_us
 # Little's law, trial by trial: IOPS x mean latency = I/Os in flight on average.
 "$PYTHON" common/table.py "$DATA/lab5-depth.csv" \
 	--title "== Lab 5: medians, 4 KiB random O_DIRECT reads, several in flight (data/lab5-depth.csv)" \
 	--by experiment,iodepth,jobs --value iops,lat_p50_us,lat_p99_us,lat_mean_us,cpu_s,iops*lat_mean_us/1e6
+lab_end --spread "$DATA/lab5.csv:experiment+series+io_bytes+stride_bytes:mib_s" -- \
+	"P5.1=$(measured median "$DATA/lab5.csv" mib_s experiment=read-size series=cached io_bytes=4096) MiB/s" \
+	"P5.2=$(measured median "$DATA/lab5.csv" mib_s experiment=read-size series=direct io_bytes=4096) MiB/s" \
+	"P5.3=$(measured median "$DATA/lab5-depth.csv" iops experiment=depth iodepth=32) IOPS" \
+	"P5.4=$(measured median "$DATA/lab5-depth.csv" iops experiment=depth iodepth=1) IOPS"
