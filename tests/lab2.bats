@@ -38,7 +38,36 @@ setup() {
 		"100,fdatasync 100,fsync 100,none 1000,fdatasync 1000,fsync 1000,none " ]
 	[[ $(cat out) == *"wrote $BATS_FILE_TMPDIR/data/lab2.csv (104 rows)"* ]]
 	# it ends with the table of medians
-	[[ $(cat out) == *"lockstep    10000           0      flock  none       4 "* ]]
+	[[ $(cat out) == *"lockstep    10000           0      flock  none       200000         4 "* ]]
+}
+
+# Every question is answered by what the lab prints (the handout's table,
+# question -> printed line): the table rows each one cites.
+@test "lab2: the lines each question cites are printed" {
+	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
+	row() {	# EXPERIMENT K FLUSH LOCK SYNC LINES N
+		grep -Eq "^  $1 +$2 +$3 +$4 +$5 +$6 +$7 +$num +$num +$num +$num +[0-9]+/$7 +[0-9]+/$7\$" out
+	}
+	grep -Eq '^  experiment +lines_per_lock +flush +lock +sync +lines_written +n +wall_s +lock_wait_s +vol_cs +median_run_lines +runs_multiple_of_k +interleaved$' out
+	for k in 1 10 100 1000 10000; do	# Q2.1, Q2.2, Q2.6
+		row sweep $k 1 flock none 10000 4
+		row sweep $k 0 flock none 10000 4
+	done
+	for k in 10 100 1000; do		# Q2.4
+		row lockstep $k 1 flock none 20000 4
+		row lockstep $k 0 flock none 20000 4
+	done
+	for lock in none flock fcntl ofd; do	# Q2.5, Q2.7
+		row locks 1 1 $lock none 10000 2
+		row locks 10000 1 $lock none 200000 2
+	done
+	for k in 100 1000; do			# Q2.3
+		for sync in none fdatasync fsync; do
+			row sync $k 1 flock $sync 2000 2
+		done
+	done
+	grep -Eq '^   (BUSY|NOISY|quiet enough)' out
+	grep -q '^== Your predictions (predictions.md, Lab 2) beside the measurements$' out
 }
 
 @test "lab2: every row is complete and plausible" {

@@ -47,11 +47,31 @@ setup() {
 	[ "$output" = "$want" ] || [ "$output" = "$(tail -n 10 <<<"$want")" ]
 	# Trial N of every point read the same offsets' data, whatever the depth.
 	[ "$(awk -F, 'NR > 1 { print $12, $31 }' $csv | sort -u | wc -l)" -eq 5 ]
-	# The table of medians ends the lab: its last row, 2 threads, 5 trials.
-	[[ $last =~ ^\ +threads\ +0\ +2\ +5\  ]]
+	# The tables of medians end the lab: the depth table's last row, 2
+	# threads, 5 trials; then the machine's load and the predictions.
+	grep -Eq '^ +threads +0 +2 +5 ' <<<"$lab"
+	[[ $last == "  P5.4 "*"measured: "* ]]
+	# Every question is answered by what the lab prints (the handout's
+	# table, question -> printed line): at tiny scale 1 MiB is the largest size.
+	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
+	row() { grep -Eq "^ +$1 +5 +$num +$num +$num +$num\$" <<<"$lab"; }
+	row "read-size +cached +1048576"		# Q5.1, Q5.2
+	for size in 4096 1048576; do
+		row "read-size +cached +$size"		# Q5.2
+		row "read-size +direct +$size"		# Q5.2, Q5.6
+		row "random-read +direct +$size"	# Q5.6
+	done
+	row "read-size +cold +4096"			# Q5.3
+	for series in cached fsync-end fsync-each; do
+		row "write-size +$series +4096"		# Q5.4
+	done
+	# Q5.10-Q5.12: depth and threads, with IOPS x mean latency
+	grep -Eq '^ +experiment +iodepth +jobs +n +iops +lat_p50_us +lat_p99_us +lat_mean_us +cpu_s +iops\*lat_mean_us/1e6$' <<<"$lab"
+	grep -Eq '^ +threads +0 +1 +5 ' <<<"$lab"
+	grep -Eq '^ +depth +32 +1 +5 ' <<<"$lab" || [[ $lab == *"depth         io_uring       left out: "* ]]
 	# No scratch file and no half-written CSV left behind.
 	[ -z "$(ls -A s)" ]
-	[ "$(ls data)" = "$(printf 'lab5-depth.csv\nlab5.csv\nmachine.txt')" ]
+	[ "$(ls data)" = "$(printf 'lab5-depth.csv\nlab5-load.txt\nlab5.csv\nmachine.txt')" ]
 }
 
 @test "lab5.sh: a failing program leaves no CSV behind" {

@@ -17,9 +17,9 @@ source "$(dirname "$0")/../../common/lab.sh"
 lab_begin "Lab 2: locking and flushing" flock-writer lockbench launch runs
 
 LINES=$(by_scale 10000 100000 1000000)	# per writer; the source wrote 1,000,000
+asked=${TRIALS:-}
 TRIALS=${TRIALS:-$(by_scale 2 5 5)}	# plain, sweep, lockstep; the source ran 5
-LOCK_TRIALS=$(by_scale 1 3 5)		# locks and sync (more when TRIALS asks for more)
-[ "$LOCK_TRIALS" -ge "$TRIALS" ] || LOCK_TRIALS=$TRIALS
+LOCK_TRIALS=${asked:-$(by_scale 1 3 5)}	# locks and sync (TRIALS=N: N of these too)
 SWEEP_K="1 10 100 1000 10000"		# the source's batch sizes
 LOCK_K="1 10000"	# 1: the lock calls dominate; 10000: a batch needs several write(2)s
 SYNC_LINES=$(by_scale 2000 20000 100000)	# every sync waits for the disk
