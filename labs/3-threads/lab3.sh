@@ -2,14 +2,15 @@
 # lab3.sh - Lab 3: threads on memory and files (fill, copy, dump).
 #
 # fillcopy with 1 to 2 x cores threads (at least 3; at full scale at least
-# 8), 3 trials, taken in turns so that a slow spell of the machine spreads
-# over all of them:
+# 8), 3 trials (TRIALS=N), taken in turns so that a slow spell of the
+# machine spreads over all of them:
 #   - xoshiro with the first-touch page faults timed, with --prefault, and
 #     with --pages huge (faults timed, 2 MiB per fault where allowed);
 #   - rand(), prefaulted and not, at every thread count at full scale; at
 #     quick scale prefaulted at 1 and 2 threads only (a second per run).
-# Then membw, the machine's store and copy bandwidth with prefaulted
-# buffers at each thread count: the ceiling for the fill and the copy.
+# In each trial, right after the prefaulted xoshiro runs, membw: the
+# machine's store and copy bandwidth with prefaulted buffers at each thread
+# count, the ceiling for the fill and the copy.
 # A prefaulted xoshiro fill and copy, and membw, go over the buffer
 # several times in one timed phase (--passes, calibrated at the start with
 # one thread), so that each lasts long enough to time at 2 threads too: one
@@ -71,11 +72,30 @@ run_fillcopy() {
 	echo
 }
 
+# run_membw: membw at every thread count, its rows (with the trial number)
+# into membw_rows, for data/lab3-membw.csv once data/lab3.csv is done.
+membw_rows=$(scratch_file lab3-membw-rows)
+run_membw() {
+	local threads row
+	printf '%s' "trial $trial/$trials: membw, a store and a copy of $size, $membw_passes passes each, prefaulted, threads"
+	for threads in "${all[@]}"; do
+		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 1 -p "$membw_passes" --csv | tail -n +2); do
+			echo "$trial,$row" >>"$membw_rows"
+		done
+		printf ' %s' "$threads"
+	done
+	echo
+}
+
 csv_open "$DATA/lab3.csv" \
 	"trial,threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages,passes"
+: >"$membw_rows"
 for trial in $(seq "$trials"); do
 	run_fillcopy xoshiro 4k first-touch "${all[@]}"
+	# the ceiling right after the prefaulted fill and copy it is the
+	# ceiling of: a busy spell of the machine hits both sides of the ratio
 	run_fillcopy xoshiro 4k --prefault "${all[@]}"
+	run_membw
 	run_fillcopy xoshiro huge first-touch "${all[@]}"
 	for prefault in "${rand_prefault[@]}"; do
 		run_fillcopy rand 4k "$prefault" "${rand_threads[@]}"
@@ -84,16 +104,9 @@ done
 csv_commit
 
 csv_open "$DATA/lab3-membw.csv" "trial,threads,op,bytes,passes,rep,wall_s,mib_s"
-for trial in $(seq "$trials"); do
-	printf '%s' "trial $trial/$trials: membw, a store and a copy of $size, $membw_passes passes each, prefaulted, threads"
-	for threads in "${all[@]}"; do
-		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 1 -p "$membw_passes" --csv | tail -n +2); do
-			csv_row "$trial,$row"
-		done
-		printf ' %s' "$threads"
-	done
-	echo
-done
+while IFS= read -r row; do
+	csv_row "$row"
+done <"$membw_rows"
 csv_commit
 
 echo
