@@ -30,4 +30,19 @@ setup() {
 	[ -s data/machine.txt ]
 	[ -z "$(ls -A s)" ]
 	[ -z "$(ls data | grep tmp)" ]
+	# Every question is answered by what the lab prints (the handout's
+	# table, question -> printed line): each strategy at the largest file
+	# count (10 at tiny scale), with fsync and without (Q4.1-Q4.3), and
+	# datagen's two modes (Q4.7); then the load and the predictions.
+	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
+	for fsync in 0 1; do
+		for st in seq per-file io-thread pool; do
+			grep -Eq "^  $fsync +10 +$st +3 +$num +$num +$num +$num\$" <<<"$output"
+		done
+	done
+	for mode in threaded sequential; do
+		grep -Eq "^  $mode +3 +$num +$num +$num +$num\$" <<<"$output"
+	done
+	grep -Eq '^   (BUSY|NOISY|quiet enough)' <<<"$output"
+	grep -Eq '^  P4.1 .*measured: [0-9.e+-]+ s \(10 files\)$' <<<"$output"
 }

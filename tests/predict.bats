@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# common/predict.py (predictions.md beside the measurements), common/load.py
+# (how busy the machine was) and table.py's --gcd and /COL, on small inputs.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	printf 'experiment,k,wall_s,passes,run_unit_lines\na,1,2.0,4,4096\na,1,6.0,2,2048\nb,1,1.0,1,\n' >t.csv
+}
+
+@test "predictions.md: a section per lab, each line 'PN.M what: ' with one colon" {
+	for n in 1 2 3 4 5; do
+		grep -q "^## Lab $n\$" "$ROOT/predictions.md"
+		[ "$(awk -v h="## Lab $n" '$0 == h { on = 1; next } /^## / { on = 0 } on && /^- P/' "$ROOT/predictions.md" |
+			grep -cE "^- P$n\.[0-9]+ [^:]+:\$")" -ge 3 ]
+	done
+	[ -z "$(grep '^- P' "$ROOT/predictions.md" | grep -vE '^- P[0-9]\.[0-9]+ [^:]+:$')" ]
+}
+
+@test "predict.py: reminds when a lab's predictions are empty, and says nothing once written" {
+	printf '## Lab 1\n- P1.1 run unit, in lines:\n- P1.2 time, in s:\n' >p.md
+	run python3 "$ROOT/common/predict.py" remind p.md 1
+	[ "$status" -eq 0 ]
+	[[ $output == "Predict first: write Lab 1's predictions in p.md"*"(It runs anyway.)" ]]
+	printf '## Lab 1\n- P1.1 run unit, in lines: 4096\n- P1.2 time, in s:\n' >p.md
+	run python3 "$ROOT/common/predict.py" remind p.md 1
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	# no file at all: a reminder, not an error
+	run python3 "$ROOT/common/predict.py" remind none.md 2
+	[ "$status" -eq 0 ] && [[ $output == "Predict first: "* ]]
+}
+
+@test "predict.py: shows each prediction beside its measurement, only the lab's own" {
+	printf '## Lab 1\n- P1.1 run unit, in lines: about 4096: a buffer\n- P1.2 time, in s:\n## Lab 2\n- P2.1 other: 7\n' >p.md
+	run python3 "$ROOT/common/predict.py" show p.md 1 "P1.1=2048 lines" "P1.2=0.5 s"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "== Your predictions (p.md, Lab 1) beside the measurements" ]
+	[ "${lines[1]}" = "  P1.1 run unit, in lines  predicted: about 4096: a buffer; measured: 2048 lines" ]
+	[ "${lines[2]}" = "  P1.2 time, in s          predicted: (none); measured: 0.5 s" ]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "predict.py: median and gcd of the matching rows; '-' when none; usage errors exit 2" {
+	[ "$(python3 "$ROOT/common/predict.py" median t.csv wall_s experiment=a)" = 4 ]
+	[ "$(python3 "$ROOT/common/predict.py" gcd t.csv run_unit_lines experiment=a,b)" = 2048 ]
+	[ "$(python3 "$ROOT/common/predict.py" median t.csv wall_s experiment=c)" = - ]
+	run python3 "$ROOT/common/predict.py" mean t.csv wall_s
+	[ "$status" -eq 2 ] && [[ $output == "usage: predict.py "* ]]
+	run python3 "$ROOT/common/predict.py" median none.csv wall_s
+	[ "$status" -eq 1 ] && [ "$output" = "predict.py: none.csv: No such file or directory" ]
+}
+
+@test "table.py: --gcd over a group's rows (empty cells left out), and a value over a column" {
+	run python3 "$ROOT/common/table.py" t.csv --by experiment --values wall_s/passes --gcd run_unit_lines
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} =~ ^\ +experiment\ +n\ +wall_s/passes\ +gcd\(run_unit_lines\)$ ]]
+	[[ ${lines[2]} =~ ^\ +a\ +2\ +1\.75\ \(0\.5-3\)\ +2048$ ]]
+	[[ ${lines[3]} =~ ^\ +b\ +1\ +1\ +-$ ]]
+	run python3 "$ROOT/common/table.py" t.csv --by experiment --values wall_s --gcd run_unit_lines --csv
+	[ "${lines[0]}" = "experiment,n,wall_s_median,wall_s_min,wall_s_max,run_unit_lines_gcd" ]
+	[ "${lines[2]}" = "b,1,1,1,1," ]
+}
+
+@test "load.py: other programs' CPU, steal, load and the spread; a verdict and a key: value file" {
+	python3 "$ROOT/common/load.py" start state $$
+	# a busy child of this shell, waited for: the lab's own CPU, not others'
+	timeout 0.3 sh -c 'while :; do :; done' || true
+	run python3 "$ROOT/common/load.py" end state $$ "Lab 9" out.txt --spread "t.csv:experiment:wall_s"
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} =~ ^==\ The\ machine\ while\ Lab\ 9\ ran\ \([0-9]+\ s,\ [0-9]+\ cores\):\ other\ programs\ used\ [0-9.]+\ cores\;\ steal\ ([0-9.]+%|none)\;\ load\ average ]]
+	[ "${lines[1]}" = "   trials of one setting differ by up to 3.00x in wall_s (a)" ]
+	[[ $output == *"NOISY: trials of one setting differ by more than 2x"*"TRIALS=10 make lab9"* ]]
+	for key in seconds cores other_programs_cores steal_percent load_average_start load_average_end spread_wall_s verdict; do
+		grep -q "^$key: ." out.txt
+	done
+	grep -Eq '^verdict: (busy )?noisy$' out.txt
+	[ ! -e out.txt.tmp ]
+}
