@@ -188,8 +188,12 @@ assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
 	[ "${lines[0]}" = "kind,n,iops*lat_us/1e6_median,iops*lat_us/1e6_min,iops*lat_us/1e6_max,iops_median,iops_min,iops_max" ]
 	[ "${lines[1]}" = "a,3,3,2,8,2000,1000,3000" ]
 	[ "${lines[2]}" = "b,1,0.001,0.001,0.001,10,10,10" ]
-	run python3 "$ROOT/common/table.py" p.csv --by kind --value 'iops*lat_us/x'
+	run python3 "$ROOT/common/table.py" p.csv --by kind --value 'iops*lat_us/2x'
 	[ "$status" -eq 2 ]
+	# over a column: it must exist
+	run python3 "$ROOT/common/table.py" p.csv --by kind --value 'iops*lat_us/x'
+	[ "$status" -eq 1 ]
+	[ "$output" = "table.py: p.csv: no column x" ]
 	run python3 "$ROOT/common/table.py" p.csv --by kind --value 'iops*seconds'
 	[ "$status" -eq 1 ]
 	[ "$output" = "table.py: p.csv: no column seconds" ]
