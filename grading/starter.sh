@@ -138,8 +138,8 @@ strip() {
 
 # What goes into the starter, relative to the kit. tests/ loses the
 # grader's tests and this tool's below.
-KIT_ITEMS=(Makefile README.md handout.md .gitignore common labs tests)
-NOT_FOR_STUDENTS=(tests/grade*.bats tests/grading.bash tests/hostile.bats tests/fixtures/hostile
+KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
+NOT_FOR_STUDENTS=(tests/grade*.bats tests/grading.bash tests/hostile.bats tests/fixtures/hostile tests/answers.bats
 	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
 	tests/starter.bats tests/fixtures/starter)
 

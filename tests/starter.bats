@@ -148,7 +148,7 @@ failing_json() {
 @test "make starter: a marker error stops it, naming file and line, and the previous starter stays" {
 	# a copy of the kit's sources with one region left open
 	mkdir kit
-	cp -R "$ROOT/Makefile" "$ROOT/README.md" "$ROOT/handout.md" "$ROOT/.gitignore" \
+	cp -R "$ROOT/Makefile" "$ROOT/README.md" "$ROOT/handout.md" "$ROOT/predictions.md" "$ROOT/.gitignore" \
 		"$ROOT/common" "$ROOT/labs" "$ROOT/tests" "$ROOT/plot" "$ROOT/grading" kit/
 	printf '/* BEGIN SOLUTION */\nint unfinished;\n' >>kit/labs/1-interleave/writer.c
 	line=$(wc -l <kit/labs/1-interleave/writer.c)
@@ -169,7 +169,7 @@ failing_json() {
 @test "make starter: the kit for students, without the grader" {
 	s=$(STARTER)
 	grep -q "wrote $s: the kit with [1-9][0-9]* solution regions replaced" "$BATS_FILE_TMPDIR/starter.log"
-	for f in Makefile README.md handout.md .gitignore common/iolab.h labs/1-interleave/lab1.sh \
+	for f in Makefile README.md handout.md predictions.md .gitignore common/iolab.h labs/1-interleave/lab1.sh \
 		labs/5-patterns/iopattern.c plot/lab1-runs.gp data/reference tests/run.sh tests/helpers.bash \
 		tests/launch.bats tests/unit/test-common.c; do
 		[ -e "$s/$f" ] || { echo "missing: $f"; return 1; }
