@@ -381,55 +381,72 @@ def explain(calls, ops, points, k, kept, durable):
     return lines
 
 
+def explore(model, init, calls, cmd, args, scratch, verdicts):
+    """Every state of the log under model, checked (verdicts: those of
+    states already checked, shared between models): a dict of counts and
+    the first broken state."""
+    ops, points = operations(init, calls, model)
+    rng = random.Random(args.seed)
+    per_point = max(1, args.max_states // len(points))
+    seen, sampled, first = set(), 0, None
+    for k, (issued, durable) in enumerate(points):
+        when = "after" if k == len(points) - 1 else "during"
+        sets, was_sampled = choices(ops, issued, durable, model, rng, per_point)
+        sampled += was_sampled
+        for kept in sets:
+            files = build(init, ops, kept)
+            key = (when, tuple(sorted(files.items())))
+            if key not in verdicts:
+                where = os.path.join(scratch, str(len(verdicts)))
+                materialise(files, where)
+                verdicts[key] = check(cmd, where, when)
+                shutil.rmtree(where)
+            seen.add(key)
+            bad, why = verdicts[key]
+            # The first crash point; there, a state that kept what the last
+            # call did, if one is broken (it is that call's fault), and of
+            # those the one that kept the most (the least loss that breaks
+            # the file).
+            rank = (k, not any(ops[i].call == k for i in kept), -len(kept))
+            if bad and (first is None or rank < first[0]):
+                first = (rank, kept, durable, why, files)
+    return {"ops": ops, "points": points, "states": len(seen), "sampled": sampled, "per_point": per_point,
+            "broken": sum(verdicts[key][0] for key in seen), "first": first}
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog=PROG, description="the states a crash could leave, checked")
-    p.add_argument("--model", default="posix", help="a model's name (in labs/6-fsync/models) or file")
+    p.add_argument("--model", default="posix",
+                   help="models' names (in labs/6-fsync/models), comma-separated, or a model file")
     p.add_argument("--check", required=True, help="the checker's command line (run in each state)")
-    p.add_argument("--max-states", type=int, default=2000)
+    p.add_argument("--max-states", type=int, default=2000, help="per model")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--scratch", default=None, help="where the states are built (default: TMPDIR)")
-    p.add_argument("--keep", default=None, help="a new directory: the files of the broken state shown")
+    p.add_argument("--keep", default=None, help="a new directory: the files of the broken state shown "
+                   "(one model only)")
     p.add_argument("--csv", action="store_true")
     p.add_argument("log")
     args = p.parse_args(argv)
     if args.max_states < 1:
         p.error("--max-states must be at least 1")
-    if args.keep and os.path.lexists(args.keep):
-        p.error(f"--keep {args.keep}: already there (give a new name)")
-    cmd = shlex.split(args.check)
+    names = args.model.split(",")
+    if args.keep and (os.path.lexists(args.keep) or len(names) > 1):
+        p.error(f"--keep {args.keep}: already there, or more than one model")
+    try:
+        cmd = shlex.split(args.check)
+    except ValueError as e:
+        p.error(f"--check: {e}")
     if not cmd:
         p.error("--check: an empty command")
-    path = args.model if os.sep in args.model or args.model.endswith(".model") else \
-        os.path.join(MODELS, args.model + ".model")
-    model = Model(path)
+    models = [Model(m if os.sep in m or m.endswith(".model") else os.path.join(MODELS, m + ".model"))
+              for m in names]
     init, calls = read_log(args.log)
-    ops, points = operations(init, calls, model)
-    rng = random.Random(args.seed)
-    per_point = max(1, args.max_states // len(points))
-    seen, broken, sampled, first = {}, 0, 0, None
+    results, verdicts = [], {}
     scratch = tempfile.mkdtemp(prefix="crashstates.", dir=args.scratch)
     try:
-        for k, (issued, durable) in enumerate(points):
-            when = "after" if k == len(points) - 1 else "during"
-            sets, was_sampled = choices(ops, issued, durable, model, rng, per_point)
-            sampled += was_sampled
-            for kept in sets:
-                files = build(init, ops, kept)
-                key = (when, tuple(sorted(files.items())))
-                if key not in seen:
-                    where = os.path.join(scratch, str(len(seen)))
-                    materialise(files, where)
-                    seen[key] = check(cmd, where, when)
-                    shutil.rmtree(where)
-                bad, why = seen[key]
-                # The first crash point; there, a state that kept what the
-                # last call did, if one is broken (it is that call's fault),
-                # and of those the one that kept the most (the least loss
-                # that breaks the file).
-                rank = (k, not any(ops[i].call == k for i in kept), -len(kept))
-                if bad and (first is None or rank < first[0]):
-                    first = (rank, kept, durable, why, files)
-        broken = sum(bad for bad, _ in seen.values())
+        for model in models:
+            results.append(explore(model, init, calls, cmd, args, scratch, verdicts))
+        first = results[0]["first"]
         if first and args.keep:
             materialise(first[4], args.keep)
     finally:
@@ -437,19 +454,24 @@ def main(argv):
     ncalls = len(calls)
     if args.csv:
         print("model,calls,crash_points,states,broken,sampled_points,first_broken_after_call")
-        print(f"{model.name},{ncalls},{len(points)},{len(seen)},{broken},{sampled},{first[0][0] if first else ''}")
-        return 0
-    print(f"{PROG}: {args.log}, model {model.name}: {ncalls} calls, {len(points)} crash points, "
-          f"{len(seen)} states built, {broken} broken"
-          + (f" (states sampled at {sampled} crash points: more than {per_point} each)" if sampled else ""))
-    if first:
-        (k, _, _), kept, durable, why, _ = first
-        print(f"the shortest way to a broken state: a crash after call {k} of {ncalls}"
-              + (" (after the program ended)" if k == len(points) - 1 else ""))
-        print("\n".join(explain(calls, ops, points, k, kept, durable)))
-        print(f"  then: {why}")
-        if args.keep:
-            print(f"  its files: {args.keep}")
+    for model, r in zip(models, results):
+        first, points = r["first"], r["points"]
+        if args.csv:
+            print(f"{model.name},{ncalls},{len(points)},{r['states']},{r['broken']},{r['sampled']},"
+                  f"{first[0][0] if first else ''}")
+            continue
+        print(f"{PROG}: {args.log}, model {model.name}: {ncalls} calls, {len(points)} crash points, "
+              f"{r['states']} states built, {r['broken']} broken"
+              + (f" (states sampled at {r['sampled']} crash points: {r['per_point']} of each)"
+                 if r["sampled"] else ""))
+        if first:
+            (k, _, _), kept, durable, why, _ = first
+            print(f"the shortest way to a broken state: a crash after call {k} of {ncalls}"
+                  + (" (after the program ended)" if k == len(points) - 1 else ""))
+            print("\n".join(explain(calls, r["ops"], points, k, kept, durable)))
+            print(f"  then: {why}")
+            if args.keep:
+                print(f"  its files: {args.keep}")
     return 0
 
 

@@ -34,14 +34,14 @@ enum strategy { INPLACE, FFLUSH, RENAME, FSYNC_RENAME, SAFE, LOG };
 static const char *const strategies[] = { "inplace", "fflush", "rename", "fsync-rename", "safe", "log", NULL };
 
 static const char usage[] =
-	"usage: saver [-s STRATEGY] [-n RECORDS] [-g GEN] [--seconds S] [--csv] FILE\n"
+	"usage: saver [-s STRATEGY] [-n RECORDS] [-g GEN] [--ms MS] [--csv] FILE\n"
 	"       saver --verify [-s STRATEGY] [-n RECORDS] -g GEN FILE during|after\n"
 	"  -s, --strategy S    inplace, fflush, rename, fsync-rename, safe or log\n"
 	"                      (default safe): how FILE is saved (see saver.c)\n"
 	"  -n, --records N     records of 64 bytes in the document (default 100)\n"
 	"  -g, --generation G  save generation G, which replaces G-1 (default 1)\n"
-	"      --seconds S     save again and again (generations G, G+1, ...) for\n"
-	"                      at least S seconds and 3 saves, then print the time\n"
+	"      --ms MS         save again and again (generations G, G+1, ...) for\n"
+	"                      at least MS milliseconds and 3 saves, then print the time\n"
 	"                      per save (without: one save, nothing printed)\n"
 	"      --csv           print that as a CSV row with its header\n"
 	"      --verify        check FILE as a crash left it: exit 0 when it holds\n"
@@ -54,8 +54,9 @@ static const char usage[] =
 /* Record i of generation gen: 63 characters and a newline. */
 static void record(char *out, uint64_t i, uint64_t gen)
 {
+	/* (generations past 999999, in a long timed run, wrap round) */
 	int n = snprintf(out, RECORD + 1, "key%05llu=gen%06llu:", (unsigned long long)i,
-			 (unsigned long long)gen);
+			 (unsigned long long)(gen % 1000000));
 
 	for (int k = n; k < RECORD - 1; k++)
 		out[k] = (char)('a' + (i + gen + (uint64_t)k) % 26);
@@ -228,14 +229,14 @@ int main(int argc, char **argv)
 		{ "strategy", required_argument, NULL, 's' },
 		{ "records", required_argument, NULL, 'n' },
 		{ "generation", required_argument, NULL, 'g' },
-		{ "seconds", required_argument, NULL, 'S' },
+		{ "ms", required_argument, NULL, 'm' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "verify", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int s = SAFE, csv = 0, check = 0, opt;
-	uint64_t n = 100, gen = 1, seconds = 0;
+	uint64_t n = 100, gen = 1, ms = 0;
 
 	iolab_init(argv[0], usage);
 	while ((opt = getopt_long(argc, argv, "s:n:g:h", options, NULL)) != -1) {
@@ -243,7 +244,7 @@ int main(int argc, char **argv)
 		case 's': s = parse_choice("--strategy", optarg, strategies); break;
 		case 'n': n = parse_count("--records", optarg, 1, 100000); break;
 		case 'g': gen = parse_count("--generation", optarg, 1, 999999); break;
-		case 'S': seconds = parse_count("--seconds", optarg, 1, 3600); break;
+		case 'm': ms = parse_count("--ms", optarg, 1, 3600000); break;
 		case 'c': csv = 1; break;
 		case 'v': check = 1; break;
 		case 'h': print_help();
@@ -263,14 +264,14 @@ int main(int argc, char **argv)
 	sprintf(tmp, "%s.tmp", path);
 	const char *dir = dirname(strcpy(copy, path));
 
-	if (seconds == 0) {
+	if (ms == 0) {
 		save(s, path, tmp, dir, n, gen);
 	} else {
 		uint64_t saves = 0;
 		int64_t start = now_ns(), wall;
 		do
 			save(s, path, tmp, dir, n, gen + saves++);
-		while ((wall = now_ns() - start) < (int64_t)seconds * NS_PER_S || saves < 3);
+		while ((wall = now_ns() - start) < (int64_t)ms * 1000000 || saves < 3);
 		if (csv)
 			printf("strategy,records,doc_bytes,saves,wall_s,us_per_save\n%s,%llu,%llu,%llu,%.6f,%.3f\n",
 			       strategies[s], (unsigned long long)n, (unsigned long long)n * RECORD,
