@@ -36,14 +36,14 @@ set style fill solid 0.8 border -1
 set boxwidth 0.25
 plot for [m = 1:words(M)] states using (n(strcol("strategy")) + (m - 2) * 0.27):(strcol("model") eq word(M, m) ? column("broken") : NaN) with boxes lc m title word(M, m)
 
-set title 'broken states against the time a save takes'
+set title 'broken states against the time a save takes (models coloured as on the left)'
 set xlabel 'median time per save (us, log scale)'
 set logscale x
 set autoscale x
 set xtics auto
 set yrange [-0.5:*]
 set offsets graph 0.05, graph 0.1, 1, 0
-set key top right
+unset key
 # (each model's points are nudged up or down by 0.15 so that none hides another)
 plot for [m = 1:words(M)] states using (t(strcol("strategy"))):(strcol("model") eq word(M, m) ? column("broken") + (m - 2) * 0.15 : NaN) with points pt 7 ps 1.2 lc m title word(M, m), \
      states using (t(strcol("strategy"))):(strcol("model") eq word(M, 1) ? column("broken") : NaN):(strcol("strategy")) with labels offset 0,1 notitle
