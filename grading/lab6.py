@@ -12,7 +12,7 @@ import tempfile
 from gradelib import KIT, Fail, Mutant, check, expect, median, usage_refused
 
 LAB = 6
-QUESTIONS = {"Q6.1": 2, "Q6.2": 2, "Q6.3": 3, "Q6.4": 2, "Q6.5": 2, "Q6.6": 2}
+QUESTIONS = {"Q6.1": 2, "Q6.2": 3, "Q6.3": 2, "Q6.4": 3, "Q6.5": 2, "Q6.6": 2}
 STATES_CSV = "data/lab6-states.csv"
 COST_CSV = "data/lab6-cost.csv"
 STATES_NUMBERS = ["records", "calls", "crash_points", "states", "broken", "sampled_points"]
