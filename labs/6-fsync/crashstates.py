@@ -181,7 +181,7 @@ class Op:
                 "rename": lambda: f"{w['to']} is the file that was {w['frm']}"}[w["op"]]()
 
 
-def operations(init, calls, model):
+def operations(init, calls, model, log):
     """Replays the calls: the ops in order, and for each crash point k (after
     k calls) how many ops were issued and which of them were durable."""
     names = {p: i for i, p in enumerate(init)}       # path -> inode
@@ -190,7 +190,7 @@ def operations(init, calls, model):
     fds, ops, durable, points = {}, [], set(), [(0, frozenset())]
     next_ino = len(init)
     for k, (n, call, paths, f) in enumerate(calls, 1):
-        where = f"line {n}"
+        where = f"{log} line {n}"
         kind = model.calls.get(call)
         if kind is None:
             raise Bad(f"{where}: the model {model.name} ({model.path}) does not say what '{call}' does "
@@ -255,7 +255,7 @@ def operations(init, calls, model):
             ops.append(Op(k, "meta", names[paths[0]], op="mkdir", path=paths[0]))
         points.append((len(ops), frozenset(durable)))
     if not ops:
-        raise Bad("the program changed no file under its root: no save to crash in "
+        raise Bad(f"{log}: the program changed no file under its root: no save to crash in "
                   "(did it run in the directory recorded?)")
     return ops, points
 
@@ -385,7 +385,7 @@ def explore(model, init, calls, cmd, args, scratch, verdicts):
     """Every state of the log under model, checked (verdicts: those of
     states already checked, shared between models): a dict of counts and
     the first broken state."""
-    ops, points = operations(init, calls, model)
+    ops, points = operations(init, calls, model, args.log)
     rng = random.Random(args.seed)
     per_point = max(1, args.max_states // len(points))
     seen, sampled, first = set(), 0, None
