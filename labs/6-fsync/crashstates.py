@@ -25,6 +25,7 @@ command line. Nothing is left in the scratch directory.
 """
 
 import argparse
+import hashlib
 import itertools
 import os
 import random
@@ -299,9 +300,9 @@ def choices(ops, issued, durable, model, rng, limit):
 def options(items, rule):
     if rule in ("ordered", "prefix"):
         return [tuple(items[:n]) for n in range(len(items) + 1)]
-    if len(items) > 16:     # 65536 subsets: a random handful stands for them
+    if len(items) > 12:     # 8192 subsets or more: 256 random ones stand for them
         rng = random.Random(len(items))
-        return [tuple(i for i in items if rng.random() < 0.5) for _ in range(4096)]
+        return [tuple(i for i in items if rng.random() < 0.5) for _ in range(256)]
     return [tuple(c) for n in range(len(items) + 1) for c in itertools.combinations(items, n)]
 
 
@@ -336,15 +337,29 @@ def build(init, ops, kept):
 
 
 def materialise(files, where):
-    os.mkdir(where)
-    for p in sorted(files, key=lambda p: p.count("/")):
-        full = os.path.join(where, p)
-        if files[p] is None:
-            os.makedirs(full, exist_ok=True)
-        else:
-            os.makedirs(os.path.dirname(full), exist_ok=True)
-            with open(full, "wb") as f:
-                f.write(files[p])
+    """The files of a state, written under where (a new directory)."""
+    try:
+        os.mkdir(where)
+        for p in sorted(files, key=lambda p: p.count("/")):
+            full = os.path.join(where, p)
+            if files[p] is None:
+                os.makedirs(full, exist_ok=True)
+            else:
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "wb") as f:
+                    f.write(files[p])
+    except OSError as e:    # a log that puts a file where a directory is, say
+        raise Bad(f"a state cannot be built: {e.strerror}: {os.path.relpath(e.filename or where, where)}") from None
+
+
+def fingerprint(when, files):
+    """A state's key: its files' hash (the states can be many, the files large)."""
+    h = hashlib.sha256(when.encode())
+    for p in sorted(files):
+        data = files[p]
+        h.update(b"%d:%s:%d:" % (len(p), p.encode(), -1 if data is None else len(data)))
+        h.update(data or b"")
+    return h.digest()
 
 
 def check(cmd, where, when):
@@ -395,7 +410,7 @@ def explore(model, init, calls, cmd, args, scratch, verdicts):
         sampled += was_sampled
         for kept in sets:
             files = build(init, ops, kept)
-            key = (when, tuple(sorted(files.items())))
+            key = fingerprint(when, files)
             if key not in verdicts:
                 where = os.path.join(scratch, str(len(verdicts)))
                 materialise(files, where)
