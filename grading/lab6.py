@@ -210,19 +210,19 @@ SAVER = "labs/6-fsync/saver.c"
 SAFE = "safe: no broken crash state under any model"
 MUTANTS = [
     # the new file's data is never made durable before its name replaces the old
-    Mutant("saver-safe-no-file-fsync", SAVER, [("\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n\tif (rename",
-                                                "\tclose_or_die(fd, tmp);\n\tif (rename")], "saver -s " + SAFE),
+    Mutant("saver-safe-no-file-fsync", SAVER, [("die_errno(tmp);\n\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);",
+                                                "die_errno(tmp);\n\tclose_or_die(fd, tmp);")], "saver -s " + SAFE),
     # the rename is never made durable: after the save, the old document can come back
     Mutant("saver-safe-no-dir-fsync", SAVER, [("\tfsync_or_die(dfd, dir);\n\tclose_or_die(dfd, dir);",
                                                "\tclose_or_die(dfd, dir);")], "saver -s " + SAFE),
     # the rename comes before the file's fsync: a crash between keeps the name, not the data
     Mutant("saver-safe-rename-before-fsync", SAVER,
-           [("\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n\tif (rename(tmp, path) != 0)\n\t\tdie_errno(path);\n",
-             "\tif (rename(tmp, path) != 0)\n\t\tdie_errno(path);\n\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n")],
+           [("die_errno(tmp);\n\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n\tif (rename(tmp, path) != 0)\n\t\tdie_errno(path);\n",
+             "die_errno(tmp);\n\tif (rename(tmp, path) != 0)\n\t\tdie_errno(path);\n\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n")],
            "saver -s " + SAFE),
     # fsync of the directory's descriptor where the file's was meant
-    Mutant("saver-safe-fsync-wrong-fd", SAVER, [("\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n\tif (rename",
-                                                 "\tfsync_or_die(dfd, tmp);\n\tclose_or_die(fd, tmp);\n\tif (rename")],
+    Mutant("saver-safe-fsync-wrong-fd", SAVER, [("die_errno(tmp);\n\tfsync_or_die(fd, tmp);",
+                                                 "die_errno(tmp);\n\tfsync_or_die(dfd, tmp);")],
            "saver -s " + SAFE),
     # the document written over itself, with fsyncs but no temporary file
     Mutant("saver-safe-in-place", SAVER,

@@ -85,8 +85,8 @@ static void close_or_die(int fd, const char *path)
 		die_errno(path);
 }
 
-/* The temporary file: written whole, closed; fsync'ed first when asked. */
-static void write_tmp(const char *tmp, const char *doc, size_t len, int sync)
+/* rename and fsync-rename: tmp written whole (fsync'ed when sync), renamed. */
+static void save_rename(const char *path, const char *tmp, const char *doc, size_t len, int sync)
 {
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
@@ -95,6 +95,8 @@ static void write_tmp(const char *tmp, const char *doc, size_t len, int sync)
 	if (sync)
 		fsync_or_die(fd, tmp);
 	close_or_die(fd, tmp);
+	if (rename(tmp, path) != 0)
+		die_errno(path);
 }
 
 static void save_inplace(const char *path, const char *doc, size_t len)
@@ -166,8 +168,8 @@ static void save(int s, const char *path, const char *tmp, const char *dir, uint
 	switch (s) {
 	case INPLACE: save_inplace(path, doc, len); break;
 	case FFLUSH: save_fflush(path, doc, len); break;
-	case RENAME: write_tmp(tmp, doc, len, 0); if (rename(tmp, path) != 0) die_errno(path); break;
-	case FSYNC_RENAME: write_tmp(tmp, doc, len, 1); if (rename(tmp, path) != 0) die_errno(path); break;
+	case RENAME: save_rename(path, tmp, doc, len, 0); break;
+	case FSYNC_RENAME: save_rename(path, tmp, doc, len, 1); break;
 	case SAFE: save_safe(path, tmp, dir, doc, len); break;
 	case LOG: save_log(path, doc, len); break;
 	}
