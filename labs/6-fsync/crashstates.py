@@ -3,7 +3,7 @@
 from a log of the calls a program made (bin/fsrecord.so), and which of
 them a checker finds broken.
 
-  bin/crashstates [--model NAME|FILE] --check 'CMD ARGS' [--max-states N]
+  bin/crashstates [--model NAME|FILE[,...]] --check 'CMD ARGS' [--max-states N]
                   [--seed S] [--scratch DIR] [--keep DIR] [--csv] LOG
 
 A crash can happen after any call. What a sync made durable is on the
@@ -14,10 +14,12 @@ Each state is built in a scratch directory; CMD runs there with one more
 argument, "during" (the crash came while the program ran) or "after" (it
 had ended: what it said it saved must be there), and exits 0 when the
 state is fine, 1 when it is broken (its first line of output says why).
-Printed: the states built, those broken, and the shortest way to a broken
-one, call by call. Beyond --max-states (default 2000) the states of a
-crash point are sampled, and the output says so. --keep DIR: the files of
-that broken state, to read. --csv: one row instead.
+Printed, per model (default posix; several, comma-separated, share the
+checker's verdicts): the states built, those broken, and the shortest way
+to a broken one, call by call. Beyond --max-states (default 2000 a model)
+the states of a crash point are sampled, and the output says so. --keep
+DIR: the files of that broken state, to read (one model). --csv: a row a
+model instead.
 
 Exit status: 0 when every state was checked (broken ones or not), 1 when
 the log, the model or the checker fails (one line says which), 2 for a bad
