@@ -18,7 +18,7 @@
  *   write PATH fd=3 off=0 len=6400 data=6b6579...
  *   ftruncate PATH fd=3 size=0     fsync PATH fd=3     fdatasync PATH fd=3
  *   sync_file_range PATH fd=3      close PATH fd=3
- *   rename FROM TO     unlink PATH     mkdir PATH
+ *   rename FROM TO     unlink PATH     mkdir PATH     rmdir PATH
  *   exit                           the program ended through exit()
  *
  * stdio writes its buffer with glibc's internal write, which no preloaded
@@ -297,23 +297,24 @@ static size_t init_bytes;
 static void snapshot(const char *rel)
 {
 	char path[PATH_MAX * 2];
-	DIR *d;
-	struct dirent *e;
+	struct dirent **list;
+	int entries;
 
 	snprintf(path, sizeof path, "%s/%s", root, rel);
-	if ((d = opendir(path)) == NULL)
+	/* In name order: the same tree gives the same log. */
+	if ((entries = scandir(path, &list, NULL, alphasort)) < 0)
 		return;
-	while ((e = readdir(d)) != NULL) {
+	for (int k = 0; k < entries; k++) {
+		const char *name = list[k]->d_name;
 		char child[PATH_MAX * 2], full[PATH_MAX * 3];
 		struct stat st;
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(child, sizeof child, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		snprintf(child, sizeof child, "%s%s%s", rel, *rel ? "/" : "", name);
 		snprintf(full, sizeof full, "%s/%s", root, child);
-		if (lstat(full, &st) != 0 || (st.st_dev == log_dev && st.st_ino == log_ino))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
+		if (log_fd < 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || lstat(full, &st) != 0 ||
+		    (st.st_dev == log_dev && st.st_ino == log_ino)) {
+			/* nothing to record (or the recording has been given up) */
+		} else if (S_ISDIR(st.st_mode)) {
 			outf("init dir");
 			out_path(child);
 			out("\n", 1);
@@ -327,23 +328,22 @@ static void snapshot(const char *rel)
 				syscall(SYS_close, fd);
 			init_bytes += n;
 			if (data == NULL || init_bytes > MAX_INIT) {
-				/* An unreadable log: crashstates says it has no end. */
+				/* Given up: the log has no end, which crashstates reports. */
 				fprintf(stderr, "fsrecord: %s: cannot record it (more than %d MiB in %s?)\n",
 					full, MAX_INIT >> 20, root);
-				free(data);
-				closedir(d);
 				log_fd = -1;
-				return;
+			} else {
+				outf("init file");
+				out_path(child);
+				out(" ", 1);
+				out_hex(data, n);
+				out("\n", 1);
 			}
-			outf("init file");
-			out_path(child);
-			out(" ", 1);
-			out_hex(data, n);
-			out("\n", 1);
 			free(data);
 		}
+		free(list[k]);
 	}
-	closedir(d);
+	free(list);
 }
 
 __attribute__((constructor)) static void fsrecord_start(void)
@@ -623,6 +623,26 @@ ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
 	return done;
 }
 
+/* The v2 forms: flags as pwritev's (RWF_APPEND, RWF_DSYNC...); off -1 is
+ * the descriptor's offset. */
+ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	REAL(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int));
+	ssize_t done = real_pwritev2(fd, iov, cnt, off, flags);
+
+	after_writev(fd, off, iov, cnt, done);
+	return done;
+}
+
+ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	REAL(ssize_t, pwritev64v2, (int, const struct iovec *, int, off_t, int));
+	ssize_t done = real_pwritev64v2(fd, iov, cnt, off, flags);
+
+	after_writev(fd, off, iov, cnt, done);
+	return done;
+}
+
 int ftruncate(int fd, off_t size)
 {
 	REAL(int, ftruncate, (int, off_t));
@@ -727,8 +747,20 @@ int unlinkat(int dirfd, const char *path, int flags)
 		     real_unlinkat(dirfd, path, flags));
 }
 
+int rmdir(const char *path)
+{
+	REAL(int, rmdir, (const char *));
+	return names("rmdir", AT_FDCWD, path, 0, NULL, real_rmdir(path));
+}
+
 int mkdir(const char *path, mode_t mode)
 {
 	REAL(int, mkdir, (const char *, mode_t));
 	return names("mkdir", AT_FDCWD, path, 0, NULL, real_mkdir(path, mode));
+}
+
+int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	REAL(int, mkdirat, (int, const char *, mode_t));
+	return names("mkdir", dirfd, path, 0, NULL, real_mkdirat(dirfd, path, mode));
 }

@@ -70,8 +70,8 @@ os.close(os.open("/dev/null", os.O_WRONLY))
 ')
 	cat >want <<-'EOF'
 	fsrecord 1
-	init dir sub
 	init file old 6869
+	init dir sub
 	open a fd=3 flags=wronly|creat|trunc created=1
 	write a fd=3 off=0 len=2 data=6162
 	write a fd=3 off=5 len=1 data=5a
@@ -270,4 +270,26 @@ print("exit")' >big.log
 	run python3 "$CRASH" --max-states 0 --check true rename.log
 	[ "$status" -eq 2 ]
 	[[ $output == *"usage: crashstates"* ]]
+}
+
+@test "fsrecord: the vector and at forms, creat and rmdir, and their replay" {
+	mkdir -p root/sub root/gone
+	(cd root && record ../calls.log python3 -I -c '
+import os, ctypes
+d = os.open("sub", os.O_RDONLY | os.O_DIRECTORY)
+fd = ctypes.CDLL(None).creat(b"sub/n", 0o644)
+os.pwritev(fd, [b"ab", b"cd"], 1)
+os.close(fd)
+os.rename("n", "m", src_dir_fd=d, dst_dir_fd=d)
+os.unlink("m", dir_fd=d)
+os.rmdir("gone")
+')
+	[ "$(sed 's/ fd=[0-9]*//' calls.log | tr '\n' '|')" = "fsrecord 1|init dir gone|init dir sub|open sub flags=rdonly|directory created=0|\
+open sub/n flags=wronly|creat|trunc created=1|write sub/n off=1 len=4 data=61626364|close sub/n|\
+rename sub/n sub/m|unlink sub/m|rmdir gone|exit|" ]
+	# every call known to the kit's models: the replay builds its states
+	printf 'exit 0\n' >check.sh
+	crash calls.log --model posix,ext4-ordered,ext4-auto_da_alloc
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(tail -n +2 <<<"$output" | cut -d, -f1-3,5 | tr '\n' ' ')" = "posix,7,8,0 ext4-ordered,7,8,0 ext4-auto_da_alloc,7,8,0 " ]
 }
