@@ -37,8 +37,9 @@ for s in $STRATEGIES; do
 	printf '  %-13s' "$s"
 	out=$("$BIN/crashstates" --csv --model "$MODELS" --scratch "$SCRATCH" \
 		--check "$BIN/saver --verify -s $s -n $RECORDS -g 2 doc.kv" "$DATA/lab6-logs/$s.log")
-	while IFS=, read -r model _ _ states broken _; do
-		csv_row "$s,$RECORDS,$model,$(grep "^$model," <<<"$out" | cut -d, -f2-)"
+	while IFS= read -r row; do
+		csv_row "$s,$RECORDS,$row"
+		IFS=, read -r model _ _ states broken _ <<<"$row"
 		printf ' %s %s/%s' "$model" "$broken" "$states"
 	done < <(tail -n +2 <<<"$out")
 	echo " broken"
