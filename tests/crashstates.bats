@@ -229,7 +229,7 @@ print("exit")' >big.log
 	printf 'exit 0\n' >check.sh
 	crash big.log --model posix --max-states 50
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	IFS=, read -r model calls points states broken sampled first <<<"${lines[1]}"
+	IFS=, read -r model calls points states broken sampled _ <<<"${lines[1]}"
 	[ "$model,$calls,$points,$broken" = "posix,13,14,0" ]
 	[ "$sampled" -ge 1 ] && [ "$states" -le 50 ]
 	run python3 "$CRASH" --model posix --max-states 50 --scratch scratch --check "sh $PWD/check.sh" big.log

@@ -27,7 +27,7 @@ record() (
 	trap 'rm -rf "$dir"' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
-	cd "$dir"
+	cd "$dir" || exit 1
 	"$BIN/saver" -s "$1" -n "$RECORDS" -g 1 doc.kv
 	FSRECORD_LOG="$DATA/lab6-logs/$1.log" LD_PRELOAD="$BIN/fsrecord.so" \
 		"$BIN/saver" -s "$1" -n "$RECORDS" -g 2 doc.kv
