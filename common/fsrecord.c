@@ -24,8 +24,12 @@
  * stdio writes its buffer with glibc's internal write, which no preloaded
  * library sees; so for a stream (fopen, fdopen) the recorder keeps a copy of
  * the file and, at each fflush and fclose (and at exit), records the bytes
- * that changed as one write. Not followed: dup'ed descriptors, mmap, threads
- * writing at once (one lock keeps lines whole, not orders meaningful).
+ * that changed as one write. A descriptor made by dup, dup2 or dup3 is
+ * followed as its original (a shell's "> file"). Not followed: fcntl's
+ * F_DUPFD, mmap, threads
+ * writing at once (one lock keeps lines whole, not orders meaningful), and
+ * child processes (a program it runs is not recorded; a fork that does not
+ * exec would write into the same log).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -358,10 +363,24 @@ __attribute__((constructor)) static void fsrecord_start(void)
 		fprintf(stderr, "fsrecord: %s: %s\n", r && *r ? r : ".", strerror(errno));
 		return;
 	}
-	if (given != NULL)
+	/*
+	 * A program the recorded one runs (a shell keeps the variables in a
+	 * table of its own) finds the log taken and records nothing: the log
+	 * locked, or the descriptor written to already.
+	 */
+	if (given != NULL) {
 		fd = atoi(given);
-	else
-		fd = (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (lseek(fd, 0, SEEK_CUR) > 0)
+			return;
+	} else {
+		fd = (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0 && syscall(SYS_flock, fd, LOCK_EX | LOCK_NB) != 0) {
+			syscall(SYS_close, fd);
+			return;
+		}
+		if (fd >= 0)
+			syscall(SYS_ftruncate, fd, 0);
+	}
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		fprintf(stderr, "fsrecord: %s: %s\n", given ? "FSRECORD_FD" : log, strerror(errno));
 		return;
@@ -369,6 +388,9 @@ __attribute__((constructor)) static void fsrecord_start(void)
 	log_dev = st.st_dev;
 	log_ino = st.st_ino;
 	log_fd = fd;
+	/* (and one that takes its environment from environ gets no log at all) */
+	unsetenv("FSRECORD_LOG");
+	unsetenv("FSRECORD_FD");
 	outf("fsrecord 1\n");
 	snapshot("");
 }
@@ -694,6 +716,40 @@ int close(int fd)
 	}
 	pthread_mutex_unlock(&lock);
 	return real_close(fd);
+}
+
+/* The copy newfd of a followed descriptor is followed too, under its path. */
+static int duplicated(int oldfd, int newfd)
+{
+	pthread_mutex_lock(&lock);
+	if (newfd >= 0 && newfd < MAX_FD && newfd != oldfd) {
+		forget(newfd);
+		if (tracked(oldfd))
+			fds[newfd].path = strdup(fds[oldfd].path);
+		/* stdout or stderr made a file: its stdio stream writes there now */
+		if (newfd == STDOUT_FILENO || newfd == STDERR_FILENO)
+			start_stream(newfd);
+	}
+	pthread_mutex_unlock(&lock);
+	return newfd;
+}
+
+int dup(int fd)
+{
+	REAL(int, dup, (int));
+	return duplicated(fd, real_dup(fd));
+}
+
+int dup2(int fd, int newfd)
+{
+	REAL(int, dup2, (int, int));
+	return duplicated(fd, real_dup2(fd, newfd));
+}
+
+int dup3(int fd, int newfd, int flags)
+{
+	REAL(int, dup3, (int, int, int));
+	return duplicated(fd, real_dup3(fd, newfd, flags));
 }
 
 /* A call on names: resolved before it (the name may be gone after). */

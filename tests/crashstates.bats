@@ -17,6 +17,10 @@ setup() {
 	mkdir scratch
 }
 
+# The interpreter itself, not a version manager's shim (pyenv's is a
+# script): programs a recorded one runs are not recorded.
+PY=$(python3 -c 'import sys; print(sys.executable)')
+
 # record LOG COMMAND...: COMMAND run here under the recorder, into LOG.
 record() {
 	[ -r "$SHIM" ] || skip "bin/fsrecord.so is not built (make)"
@@ -47,7 +51,7 @@ replacing_check() {
 
 @test "fsrecord: every call kind, in order, with its bytes; files outside the root left out" {
 	mkdir -p root/sub && printf hi >root/old
-	(cd root && record ../calls.log python3 -I -c '
+	(cd root && record ../calls.log "$PY" -I -c '
 import os, ctypes
 fd = os.open("a", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 os.write(fd, b"ab")
@@ -274,7 +278,7 @@ print("exit")' >big.log
 
 @test "fsrecord: the vector and at forms, creat and rmdir, and their replay" {
 	mkdir -p root/sub root/gone
-	(cd root && record ../calls.log python3 -I -c '
+	(cd root && record ../calls.log "$PY" -I -c '
 import os, ctypes
 d = os.open("sub", os.O_RDONLY | os.O_DIRECTORY)
 fd = ctypes.CDLL(None).creat(b"sub/n", 0o644)
@@ -292,4 +296,17 @@ rename sub/n sub/m|unlink sub/m|rmdir gone|exit|" ]
 	crash calls.log --model posix,ext4-ordered,ext4-auto_da_alloc
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(tail -n +2 <<<"$output" | cut -d, -f1-3,5 | tr '\n' ' ')" = "posix,7,8,0 ext4-ordered,7,8,0 ext4-auto_da_alloc,7,8,0 " ]
+}
+
+@test "fsrecord: a shell's redirections: the dup'ed descriptor and stdout's stdio writes" {
+	record calls.log bash -c 'echo a >x; echo c >>x; exit 0'
+	[ "$(grep -v '^init' calls.log | sed 's/ fd=[0-9]*//' | tr '\n' '|')" = "fsrecord 1|open x flags=wronly|creat|trunc created=1|\
+close x|write x off=0 len=2 data=610a|open x flags=wronly|creat|append created=0|close x|write x off=2 len=2 data=630a|exit|" ]
+}
+
+@test "fsrecord: a program the recorded one runs is not recorded, and does not restart the log" {
+	record calls.log bash -c 'echo a >x; bash -c "echo b >y"; echo c >>x; exit 0'
+	[ "$(grep -c '^open x' calls.log)" -eq 2 ]
+	! grep -q ' y ' calls.log
+	[ "$(tail -1 calls.log)" = exit ]
 }
