@@ -36,7 +36,7 @@ TSAN_FLAGS := -O1 -g -fsanitize=thread
 .PHONY: all labs $(LAB_TARGETS) plot test check bench validate deps handin starter autograder class clean help
 .DELETE_ON_ERROR:
 
-all: $(addprefix bin/,$(PROGRAMS)) build/test-common
+all: $(addprefix bin/,$(PROGRAMS)) build/test-common bin/fsrecord.so bin/crashstates
 
 # One rule per build flavour; -MMD keeps header dependencies in build/.
 compile = $(CC) $(CPPFLAGS) $(CFLAGS) $(1) -MMD -MP -MF build/$(subst /,-,$@).d -o $@ $< $(LDLIBS)
@@ -56,6 +56,14 @@ build/asan/test-common: test-common.c | build
 	$(call compile,$(ASAN_FLAGS))
 build:
 	@mkdir -p $@
+# Lab 6's tools: the recorder, a library preloaded into the saver, and the
+# crash-state builder, Python run from the kit.
+bin/fsrecord.so: common/fsrecord.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+bin/crashstates: labs/6-fsync/crashstates.py
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec python3 -B "%s" "$$@"\n' "$(abspath $<)" >$@ && chmod +x $@
 -include $(wildcard build/*.d)
 
 # iopattern --iodepth uses io_uring through liburing (Debian: liburing-dev),

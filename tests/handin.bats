@@ -63,7 +63,7 @@ packed() {
 	run env -u LABS make -s -C kit handin
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	all=$(cd kit && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | paste -sd, -)
-	[ "$all" = "1,2,3,4,5" ]
+	[ "$all" = "1,2,3,4,5,6" ]
 	[ "$(tar -xzOf kit/iolab-handin.tar.gz iolab-handin/labs.txt)" = "$all" ]
 	# labs.txt is at the top of the one directory, and first
 	[ "$(packed | head -1)" = iolab-handin/labs.txt ]
@@ -74,10 +74,10 @@ packed() {
 	kit
 	run make -s -C kit handin LABS=x
 	[ "$status" -ne 0 ]
-	[[ $output == *"handin: LABS='x' is not a list of lab numbers like 1,2 (labs: 1,2,3,4,5)"* ]]
+	[[ $output == *"handin: LABS='x' is not a list of lab numbers like 1,2 (labs: 1,2,3,4,5,6)"* ]]
 	LABS=1,9 run bash kit/common/handin.sh
 	[ "$status" -eq 2 ]
-	[[ $output == "handin: LABS=1,9: there is no lab 9 (labs: 1,2,3,4,5)" ]]
+	[[ $output == "handin: LABS=1,9: there is no lab 9 (labs: 1,2,3,4,5,6)" ]]
 	LABS="1, 2" run bash kit/common/handin.sh
 	[ "$status" -eq 2 ]
 	[ ! -e kit/iolab-handin.tar.gz ]
