@@ -266,7 +266,7 @@ def race_free(g, prog, args):
         report = r.err[at:].decode("utf-8", "replace").split("\n")
         summary = [x for x in report if x.startswith("SUMMARY: ThreadSanitizer")][:1]
         raise Fail(f"{prog} {line}: ThreadSanitizer found a data race:\n  "
-                   + "\n  ".join(clean(x)[:160] for x in report[:6] + summary), again)
+                   + "\n  ".join(clean(x)[:160] for x in report[:3] + summary), again)
     g.ok(r, f"{prog} (built with ThreadSanitizer)", again)
 
 
