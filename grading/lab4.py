@@ -453,7 +453,8 @@ MUTANTS = [
            [("done < records; done += buffer", "done + buffer <= records; done += buffer")],
            "datagen: threaded and -z write the kit's bytes, per seed"),
     # every strategy runs the sequential loop: right bytes, no threads
-    Mutant("pwriters-all-sequential", PWRITERS, [("\tswitch (strategy) {\n\tcase SEQ:", "\tswitch (SEQ) {\n\tcase SEQ:")],
+    Mutant("pwriters-all-sequential", PWRITERS,
+           [("\tswitch (strategy) {\n\tcase SEQ:", "\tswitch (SEQ) {\n\tcase SEQ:")],
            "pwriters: every strategy writes the kit's bytes, --csv as the kit's"),
     # threaded mode never starts its writers: main writes every buffer
     Mutant("datagen-no-writer-threads", DATAGEN,
