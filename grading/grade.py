@@ -19,10 +19,12 @@ import random
 import re
 import resource
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # python3 -I leaves it out
 import gradelib  # noqa: E402
@@ -130,6 +132,65 @@ def columns_check(lab, name, columns):
     return run
 
 
+def figure_size(gp):
+    """(width, height) in pixels of the PNG common/plot.sh draws from plot/gp:
+    the script's "# size: W,H" line, else plot.sh's default."""
+    with open(os.path.join(KIT, "plot", gp)) as f:
+        m = re.search(r"^# size: (\d+),(\d+)$", f.read(), re.M)
+    if not m:
+        with open(os.path.join(KIT, "common", "plot.sh")) as f:
+            m = re.search(r"size \$\{size:-(\d+),(\d+)\}", f.read())
+    return int(m.group(1)), int(m.group(2))
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}     # by colour type, at 8 bits a channel
+
+
+def png_problem(png, size):
+    """What keeps png from being a figure of size (width, height) with
+    something plotted on it, or None. Its chunks must be whole (CRCs
+    right), and its image data must inflate to exactly size's rows. Plotted:
+    at least a third of the rows hold more than the background (a row of
+    one colour, whatever filter PNG gave it, is one value after its first
+    pixel); the kit's figures have 54-89%, a blank one 0%."""
+    if png[:8] != PNG_SIGNATURE:
+        return "is not a PNG file"
+    pos, header, idat = 8, None, []
+    while pos + 12 <= len(png):
+        length, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        data = png[pos + 8:pos + 8 + length]
+        if len(data) != length or png[pos + 8 + length:pos + 12 + length] != \
+                struct.pack(">I", zlib.crc32(kind + data)):
+            return "is a damaged PNG file (a chunk cut short or with a wrong CRC)"
+        if kind == b"IHDR" and length == 13:
+            header = struct.unpack(">IIBBBBB", data)
+        elif kind == b"IDAT":
+            idat.append(data)
+        elif kind == b"IEND":
+            break
+        pos += 12 + length
+    if header is None or not idat:
+        return "is a PNG file without an image"
+    width, height, depth, colour, _, _, interlace = header
+    if (width, height) != size:
+        return f"is {width}x{height} pixels, not the {size[0]}x{size[1]} the kit draws"
+    if depth != 8 or colour not in PNG_CHANNELS or interlace:
+        return "is not a PNG file as gnuplot's pngcairo draws it (8 bits a channel, not interlaced)"
+    pixel = PNG_CHANNELS[colour]
+    row = 1 + width * pixel
+    try:
+        raw = zlib.decompressobj().decompress(b"".join(idat), row * height + 1)
+    except zlib.error:
+        return "is a PNG file whose image data do not inflate"
+    if len(raw) != row * height:
+        return f"is a PNG file whose image data are not {height} rows of {width} pixels"
+    plotted = sum(len(set(raw[r * row + 1 + pixel:(r + 1) * row])) > 1 for r in range(height))
+    if plotted < height / 3:
+        return f"is blank or nearly: {plotted} of its {height} rows hold more than the background"
+    return None
+
+
 def figures_check(lab):
     def run(g):
         bad = []
@@ -138,31 +199,34 @@ def figures_check(lab):
                 continue
             name = f"plot/{gp[:-3]}.png"
             png = g.file(name)
-            if png is None:
-                bad.append(f"{name} is missing")
-            elif png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
-                bad.append(f"{name} is not a PNG file")
-            elif len(png) <= 2000:
-                bad.append(f"{name} is too small to hold a figure")
+            problem = "is missing" if png is None else png_problem(png, figure_size(gp))
+            if problem:
+                bad.append(f"{name} {problem}")
         gradelib.expect(not bad, "; ".join(bad), f"make lab{lab} (it draws the figures)")
     return run
+
+
+ANSWER_WORDS = 8    # the fewest words that can answer a question (the reference answers have 54 or more)
 
 
 def answers_check(questions):
     def run(g):
         text = g.file("answers.md")
         gradelib.expect(text is not None, "answers.md is missing")
-        answered, current = set(), None
+        words, current = {}, None
         for line in text.decode("utf-8", "replace").splitlines():
             m = re.fullmatch(r"## (Q\d+\.\d+)\s*", line)
             if m:
                 current = m.group(1)
             elif line.startswith("## "):
                 current = None
-            elif current and line.strip():
-                answered.add(current)
-        missing = [q for q in questions if q not in answered]
+            elif current:
+                words[current] = words.get(current, 0) + len(re.findall(r"\w+", line))
+        missing = [q for q in questions if q not in words]
         gradelib.expect(not missing, f"no answer under '## {' '.join(missing)}' in answers.md")
+        short = [q for q in questions if words[q] < ANSWER_WORDS]
+        gradelib.expect(not short, f"answers.md: the answer to {', '.join(short)} is not an answer: fewer than "
+                        f"{ANSWER_WORDS} words")
     return run
 
 

@@ -387,13 +387,14 @@ class Grading:
         return min(timeout, left)
 
     def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, preload=None, env=None,
-              ro_binds=(), pass_fds=()):
+              ro_binds=(), pass_fds=(), address_space=sandbox.LIMIT_AS):
         """Starts the student's prog (or the program at path, e.g. the kit's
         launch timing it) in the run directory, contained; .wait() ends it.
         preload: a shim of the grader's (g.shim) to LD_PRELOAD into it;
         env: variables to add to its environment; ro_binds: directories it
         may read (inside bubblewrap); pass_fds: descriptors of the grader's
-        it inherits (where a shim reports)."""
+        it inherits (where a shim reports); address_space: as for
+        sandbox's popen."""
         timeout = self._within_check(timeout)
         # Under the grader's reaper (grading/reaper.c), which reports the
         # CPU time and I/O of the program and of all it started.
@@ -406,6 +407,7 @@ class Grading:
                                   ro_binds=[self.bin, os.path.dirname(reaper), *ro_binds]
                                   + ([preload] if preload else []),
                                   allow_io_uring=io_uring, cpu=2 * timeout + 1, pass_fds=(to_grader, *pass_fds),
+                                  address_space=address_space,
                                   env=dict(env or {}, **({"LD_PRELOAD": preload} if preload else {})),
                                   stdin=src, stdout=out, stderr=err)
         finally:

@@ -4,6 +4,7 @@ inputs, say what the right output is."""
 
 import csv
 import io
+import math
 import os
 import random
 
@@ -40,6 +41,9 @@ def writer(g):
     expect(g.student("writer", "-n", 0, "x.txt").status == 2, "writer -n 0 should be a usage error (exit 2)")
 
 
+# A child that burns about 0.08 s of CPU.
+BUSY = "awk BEGIN{for(i=0;i<4000000;i++)s+=i}"
+
 # Each command waits for the other's mark: only concurrent starts pass.
 MEET = 'touch "$1"\nfor i in $(seq 50); do [ -e "$2" ] && exit 0; sleep 0.1; done\nexit 3\n'
 
@@ -58,14 +62,26 @@ def launch(g):
     expect(g.read("count.txt") == b"x\n", "-f did not remove the file before each trial")
 
     # elapsed time and rusage: a sleep takes time but no CPU; a loop takes CPU
-    r = g.student("launch", "--csv", "sleep 0.3", "awk BEGIN{for(i=0;i<4000000;i++)s+=i}", "false", timeout=30)
+    r = g.student("launch", "--csv", "sleep 0.3", BUSY, "false", BUSY, timeout=30)
     expect(r.status != 0 and not r.killed, "a child exited 1 but launch exited 0", "bin/launch true false")
     rows = {row["child"]: row for row in csv_rows(r.text, "launch --csv") if row["trial"] == "1"}
-    expect(len(rows) == 3, "expected a row for each of 3 children")
+    expect(len(rows) == 4, "expected a row for each of 4 children")
     sleep, busy, false = rows["1"], rows["2"], rows["3"]
     expect(num(sleep, "wall_s") >= 0.3 and num(sleep, "user_s") + num(sleep, "sys_s") < 0.15,
            "'sleep 0.3' should take >= 0.3 s elapsed and almost no CPU")
     expect(num(busy, "user_s") > 0, "a CPU-bound child should show user CPU time (wait4's rusage)")
+    # Each row's CPU time is that child's alone: the four add up to no more
+    # than launch and all its children used, as the grader's reaper measured
+    # it. getrusage(RUSAGE_CHILDREN) after each wait adds every child reaped
+    # before to the next one's: of two busy children, the one reaped first
+    # is counted again in the other's row, in whichever order they end (on
+    # a busy machine the sleep can end after them or before).
+    used = sum(num(row, "user_s") + num(row, "sys_s") for row in rows.values())
+    expect(math.isfinite(r.cpu_s), "launch's CPU time could not be measured: the grader's reaper was killed")
+    expect(used <= r.cpu_s + 0.02, f"the children's user_s + sys_s add up to {used:.3f} s, but launch and all its "
+           f"children used {r.cpu_s:.3f} s of CPU (measured by the grader): is each child's rusage its own "
+           "(wait4's), not RUSAGE_CHILDREN's running total?",
+           "bin/launch --csv 'sleep 0.3' 'awk BEGIN{...}' false 'awk BEGIN{...}'")
     expect(num(false, "exit_status") == 1, "'false' should show exit status 1")
 
 
@@ -143,18 +159,32 @@ def runs_expect(g):
            "a malformed --expect should be a usage error (exit 2)")
 
 
+def random_runs(rnd, lines):
+    """lines lines of A and B in runs of random lengths, from 1 to 30,000
+    lines (log-uniform: most are short), each of a random character: a
+    summary that only reading every line can give."""
+    out, total = [], 0
+    while total < lines:
+        n = min(lines - total, int(math.exp(rnd.uniform(0, math.log(30000)))))
+        out.append(rnd.choice(("A\n", "B\n")) * n)
+        total += n
+    return "".join(out)
+
+
 @check(2, "runs: speed within 3x the kit's, with the same summary", needs=["runs"])
 def runs_speed(g):
-    # 40 MB of A and B lines, read by both from the cache. Best of 5
-    # alternating runs: the fastest run is the one least disturbed by
-    # whatever else the machine does. CPU time is the steadier measure; the
-    # elapsed time must hold too, as work handed to a process nobody waits
-    # for is not counted in CPU time (the sandbox's start-up is allowed for
-    # in the margin). Every run timed must print the kit's summary.
-    n = g.between(3_000_000, 4_000_000)
-    data = (lines_of("A", n) + lines_of("B", 10_000_000 - n)).encode()
+    # 10,000,000 lines in runs of random lengths (thousands of runs: no
+    # shape a program could guess, or find with a few reads), read by both
+    # from the cache. Best of 5 alternating runs: the fastest run is the
+    # one least disturbed by whatever else the machine does. CPU time is
+    # the steadier measure; the elapsed time must hold too, as work handed
+    # to a process nobody waits for is not counted in CPU time (the
+    # sandbox's start-up is allowed for in the margin). Every run timed
+    # must print the kit's summary.
+    data = random_runs(g.rng, 10_000_000).encode()
     g.put("big.txt", data)
     g.put("big.txt", data, where=g.ref)
+    mib = len(data) / (1 << 20)
     mine, theirs = [], []
     for _ in range(5):
         t = g.reference("runs", "-q", "big.txt")
@@ -162,14 +192,14 @@ def runs_speed(g):
         theirs.append(t)
         r = g.student("runs", "-q", "big.txt", timeout=30)
         g.ok(r, "runs -q", "bin/runs -q FILE")
-        expect(r.out == t.out, "runs -q printed another summary than the kit's" + first_difference(t.out, r.out),
-               "bin/runs -q FILE")
+        expect(r.out == t.out, f"runs -q on {mib:.0f} MiB of runs of random lengths printed another summary than "
+               "the kit's" + first_difference(t.out, r.out), "bin/runs -q FILE")
         mine.append(r)
     for what, measure, margin in (("CPU time", "cpu_s", 0.05), ("elapsed time", "wall_s", 0.15)):
         m = min(getattr(r, measure) for r in mine)
         t = min(getattr(r, measure) for r in theirs)
-        expect(m <= 3 * t + margin, f"runs -q on 40 MB, best of 5 in {what}: yours {m:.3f} s, the kit's {t:.3f} s: "
-               f"slower than 3x the kit's (+{margin * 1000:.0f} ms)", "make bench")
+        expect(m <= 3 * t + margin, f"runs -q on {mib:.0f} MiB, best of 5 in {what}: yours {m:.3f} s, the kit's "
+               f"{t:.3f} s: slower than 3x the kit's (+{margin * 1000:.0f} ms)", "make bench")
 
 
 # ------------------------------------------------------------------ data/lab1.csv
@@ -212,6 +242,39 @@ def data_trends(g):
            "make lab1")
 
 
+GUESS = """static int line_char(int fd, uint64_t i)
+{
+	char c = 0;
+
+	if (pread(fd, &c, 1, (off_t)(2 * i)) != 1)
+		die_errno("pread");
+	return (unsigned char)c;
+}
+
+static void guess(int fd)
+{
+	uint64_t n = (uint64_t)lseek(fd, 0, SEEK_END) / 2, lo = 0, hi = n;
+	int a = line_char(fd, 0);
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (line_char(fd, mid) == a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	st.lines = n;
+	st.ch = a, st.start = 1, st.length = hi;
+	end_run();
+	if (hi < n) {
+		st.ch = line_char(fd, hi), st.start = hi + 1, st.length = n - hi;
+		end_run();
+	}
+}
+
+"""
+
 MUTANTS = [
     # no O_APPEND, and fdopen's "a" (which would add it) gone too
     Mutant("writer-no-append", "labs/1-interleave/writer.c",
@@ -220,6 +283,12 @@ MUTANTS = [
     # each child's times filed under the child reaped in that place
     Mutant("launch-reap-order", "labs/1-interleave/launch.c",
            [("results[i] = (struct result){", "results[reaped - 1] = (struct result){")],
+           "launch: concurrent start, -r, -f, times and rusage"),
+    # getrusage(RUSAGE_CHILDREN) after each wait: every child reaped so far, added up
+    Mutant("launch-cumulative-rusage", "labs/1-interleave/launch.c",
+           [("while ((pid = wait4(-1, &status, 0, &ru)) < 0 && errno == EINTR)\n\t\t\t;",
+             "while ((pid = wait4(-1, &status, 0, NULL)) < 0 && errno == EINTR)\n\t\t\t;\n"
+             "\t\tgetrusage(RUSAGE_CHILDREN, &ru);")],
            "launch: concurrent start, -r, -f, times and rusage"),
     Mutant("launch-exit-status-lost", "labs/1-interleave/launch.c",
            [(".exit_status = WIFEXITED(status) ? WEXITSTATUS(status)", ".exit_status = WIFEXITED(status) ? 0")],
@@ -231,4 +300,10 @@ MUTANTS = [
     Mutant("runs-expect-always-0", "labs/1-interleave/runs.c",
            [("return mismatch ? EXIT_IO : 0;", "return mismatch ? 0 : 0;")],
            "runs: --expect exit codes"),
+    # a file taken for one run of A then one of B: the boundary found by
+    # binary search with pread(), 24 reads, whatever the file holds
+    Mutant("runs-binary-search", "labs/1-interleave/runs.c",
+           [("\tscan(fd, path);\n", "\tif (st.output == QUIET)\n\t\tguess(fd);\n\telse\n\t\tscan(fd, path);\n"),
+            ("int main(int argc, char **argv)\n{", GUESS + "int main(int argc, char **argv)\n{")],
+           "runs: speed within 3x the kit's, with the same summary"),
 ]

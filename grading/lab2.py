@@ -193,6 +193,11 @@ def inside_lock(g, prog, *opts):
            trace)
     expect(not seen["relocked"], f"{prog}{shown}: a lock taken again while held: the unlock did not release it",
            trace)
+    # The hint follows what the shim saw: no lock at all, or writes that
+    # came after a batch's unlock.
+    expect(seen["pairs"] or not (seen["outside"] or seen["writes_outside"]),
+           f"{prog} -n {n} -k {k}{shown}: it took no lock at all ({seen['outside']} of {2 * n} bytes reached the "
+           "file with no lock held): lock the file around each batch", trace)
     expect(seen["outside"] == 0 and not seen["writes_outside"],
            f"{prog} -n {n} -k {k}{shown}: {seen['outside']} of {2 * n} bytes reached the file with no lock "
            "held: flush the batch before the unlock", trace)

@@ -8,8 +8,11 @@ import csv
 import io
 import os
 import re
+import resource
+import subprocess
+import tempfile
 
-from gradelib import Fail, Mutant, check, expect, median, number, usage_refused
+from gradelib import Fail, Mutant, check, clean, expect, median, number, usage_refused
 
 LAB = 4
 QUESTIONS = {"Q4.1": 3, "Q4.2": 3, "Q4.3": 3, "Q4.4": 2, "Q4.5": 2, "Q4.6": 3, "Q4.7": 3, "Q4.8": 3,
@@ -43,6 +46,21 @@ def first_row(text, what, again):
     return rows[0], rows[1]
 
 
+def counting_threads(g, prog, *args, **kw):
+    """Runs the student's prog with the grader's threadcount shim preloaded:
+    (its Result, the threads it started with pthread_create()), counted by
+    the shim whatever the program prints."""
+    so = g.shim("threadcount")
+    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: prog gets only its descriptor
+    try:
+        r = g.student(prog, *args, env={"LD_PRELOAD": so, "IOLAB_THREADS_FD": str(log.fileno())},
+                      ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()], **kw)
+        log.seek(0)
+        return r, log.read(1 << 16).count(b"thread\n")
+    finally:
+        log.close()
+
+
 # ------------------------------------------------------------------ pwriters
 
 def pwriters_files(names):
@@ -60,14 +78,20 @@ def pwriters(g):
     # fsync only in seq: it changes no byte, and costs time on a busy disk.
     extra = {"seq": [], "per-file": ["--no-fsync"], "io-thread": ["--no-fsync", "--append"],
              f"pool:{k}": ["--no-fsync"]}
+    # The threads each strategy starts, counted by the grader's threadcount
+    # shim (every pthread_create()): seq writes from main, per-file starts
+    # one per file, io-thread one, pool:K K.
+    threads = {"seq": 0, "per-file": files, "io-thread": 1, f"pool:{k}": k}
     for strategy, options in extra.items():
         g.fresh()
         args = ["-F", files, "-S", size, "-B", batch, "--strategy", strategy, *options, "--keep"]
         again = f"mkdir d; bin/pwriters {' '.join(map(str, args))} -d d"
         want = g.reference("pwriters", *args, "--csv", "-d", ".")
         expect(want.status == 0, "the kit's pwriters failed: ask your instructor")
-        r = g.student("pwriters", *args, "--csv", "-d", ".", timeout=10)
+        r, started = counting_threads(g, "pwriters", *args, "--csv", "-d", ".", timeout=10)
         g.ok(r, "pwriters", again)
+        expect(started == threads[strategy], f"--strategy {strategy} started {started} threads (the grader counted "
+               f"its pthread_create() calls), not {threads[strategy]}", again)
         names = sorted(os.listdir(g.run))
         mine = pwriters_files(names)
         expect(len(names) == files, f"--strategy {strategy} wrote {len(names)} files, not {files}", f"{again}; ls d")
@@ -173,8 +197,12 @@ def datagen(g):
         args = ["-s", records, "-e", exams, *options, "--seed", s]
         line = " ".join(map(str, args))
         again = f"mkdir d; bin/datagen {line} -d d"
-        r = g.student("datagen", *args, "-d", ".", "--csv", timeout=5)
+        r, started = counting_threads(g, "datagen", *args, "-d", ".", "--csv", timeout=5)
         g.ok(r, "datagen", again)
+        # threaded, the four writer threads (counted by the grader's shim)
+        expect("-z" in options or started >= len(DATAGEN_FILES),
+               f"datagen {line} started {started} threads (the grader counted its pthread_create() calls), not "
+               f"a writer thread per file ({len(DATAGEN_FILES)})", again)
         for name in DATAGEN_FILES:
             expect(g.read(name) == kits[s][name],
                    f"datagen {line}: {name} is not what the kit's datagen writes with the same -s, -e and --seed",
@@ -193,6 +221,86 @@ def datagen_errors(g):
     usage_refused(g, "datagen", "-b", 0)
     usage_refused(g, "datagen", "-s", 10, "extra")
     missing_dir(g, "datagen", "-s", g.between(1, 50))
+
+
+# ------------------------------------------------------------------ data races
+
+TSAN_OPTIONS = "report_bugs=1 halt_on_error=0 exitcode=66"
+
+
+def tsan_build(g, *progs):
+    """progs built with ThreadSanitizer (the kit's Makefile's bin-tsan/,
+    -fsanitize=thread -g -O1) as the students' uid in the grading's build
+    directory, then copied where g.student runs them as PROG-tsan."""
+    targets = [f"bin-tsan/{p}" for p in progs]
+    proc = g.box.popen(["make", "-s", *targets], cwd=g.build, binds=[g.build], cpu=120,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=g._within_check(120))
+    except subprocess.TimeoutExpired:
+        g.box.stop(proc)
+        raise Fail("building with ThreadSanitizer took too long", f"make {' '.join(targets)}") from None
+    finally:
+        g.box.waited(proc)
+        g.box.end_processes()
+    for p in progs:
+        built = os.path.join(g.build, "bin-tsan", p)
+        if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
+            raise Fail(f"make bin-tsan/{p} failed: " + clean(out[-400:]), f"make {' '.join(targets)}")
+        with open(built, "rb") as src, open(os.path.join(g.bin, f"{p}-tsan"), "xb") as dst:
+            dst.write(src.read())
+        g.box.share(os.path.join(g.bin, f"{p}-tsan"), 0o750)
+
+
+def race_free(g, prog, args):
+    """Runs prog's ThreadSanitizer build: Fail on a data race it reports.
+    TSAN_OPTIONS in the environment wins over options a program compiles
+    in (__tsan_default_options). No address-space limit: the shadow memory
+    TSan reserves is terabytes it never touches; the inputs are small."""
+    line = " ".join(map(str, args))
+    again = f"make bin-tsan/{prog}; mkdir d; bin-tsan/{prog} {line} -d d"
+    r = g.student(f"{prog}-tsan", *args, "-d", ".", timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
+                  address_space=resource.RLIM_INFINITY)
+    at = r.err.find(b"WARNING: ThreadSanitizer")
+    if at < 0 and r.status != 0 and b"ThreadSanitizer" in r.err and not tsan_runs(g):
+        return (f"not checked: ThreadSanitizer cannot run on this host (the grader's own probe fails too): "
+                f"{clean(r.err.decode('utf-8', 'replace').strip().splitlines()[0])[:160]}")
+    if at >= 0:
+        report = r.err[at:].decode("utf-8", "replace").split("\n")
+        summary = [x for x in report if x.startswith("SUMMARY: ThreadSanitizer")][:1]
+        raise Fail(f"{prog} {line}: ThreadSanitizer found a data race:\n  "
+                   + "\n  ".join(clean(x)[:160] for x in report[:3] + summary), again)
+    g.ok(r, f"{prog} (built with ThreadSanitizer)", again)
+    return None
+
+
+def tsan_runs(g):
+    """Whether a ThreadSanitizer build runs here at all, contained as a
+    student's program is: the grader's grading/tsanprobe.c, built like a
+    shim (g._build) with -fsanitize=thread instead of -shared."""
+    probe = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [])
+    r = g.student("tsanprobe", path=probe, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
+                  address_space=resource.RLIM_INFINITY)
+    return r.status == 0 and not r.killed
+
+
+@check(2, "pwriters and datagen: no data race (ThreadSanitizer)", needs=["pwriters", "datagen"])
+def no_races(g):
+    # A race shows when the threads happen to collide, in some runs and not
+    # others; ThreadSanitizer sees two accesses that no lock orders, in
+    # every run. Small inputs: TSan makes a program 5-15x slower.
+    # Where ThreadSanitizer cannot run on the host at all, the report says
+    # so and the check passes: the host's fault, not the student's.
+    tsan_build(g, "pwriters", "datagen")
+    files, k = g.between(20, 40), g.between(2, 6)
+    runs = [("pwriters", ["-F", files, "-S", "4K", "-B", 1024, "--no-fsync", "--strategy", strategy])
+            for strategy in (f"pool:{k}", "io-thread", "per-file")]
+    runs.append(("datagen", ["-s", g.between(200, 600), "-e", g.between(0, 5), "-b", g.between(2, 20),
+                             "--seed", g.between(1, 999999)]))
+    for prog, args in runs:
+        note = race_free(g, prog, args)
+        if note:
+            return note
 
 
 # ------------------------------------------------------------------ data/lab4-*.csv
@@ -344,4 +452,19 @@ MUTANTS = [
     Mutant("datagen-drops-last-round", DATAGEN,
            [("done < records; done += buffer", "done + buffer <= records; done += buffer")],
            "datagen: threaded and -z write the kit's bytes, per seed"),
+    # every strategy runs the sequential loop: right bytes, no threads
+    Mutant("pwriters-all-sequential", PWRITERS,
+           [("\tswitch (strategy) {\n\tcase SEQ:", "\tswitch (SEQ) {\n\tcase SEQ:")],
+           "pwriters: every strategy writes the kit's bytes, --csv as the kit's"),
+    # threaded mode never starts its writers: main writes every buffer
+    Mutant("datagen-no-writer-threads", DATAGEN,
+           [("threaded && f < NFILES; f++) {", "0 && f < NFILES; f++) {"),
+            ("if (threaded) {\n\t\t\twrite_round();", "if (0) {\n\t\t\twrite_round();"),
+            ("\tif (threaded)\n\t\tstop_writers(NFILES);", "\tif (0)\n\t\tstop_writers(NFILES);")],
+           "datagen: threaded and -z write the kit's bytes, per seed"),
+    # a data race: the work item is taken after the queue's lock is released
+    Mutant("pwriters-takes-outside-lock", PWRITERS,
+           [("size_t num = queue.taken++;\n\t\tpthread_mutex_unlock(&queue.lock);",
+             "pthread_mutex_unlock(&queue.lock);\n\t\tsize_t num = queue.taken++;")],
+           "pwriters and datagen: no data race (ThreadSanitizer)"),
 ]

@@ -2,7 +2,7 @@
 lab module lists in MUTANTS must lose the points of the check aimed at it
 in every grading.
 
-    python3 grading/mutants.py [--labs 1,2] [--times 10] [-j JOBS] [-- GRADE_OPTIONS]
+    python3 grading/mutants.py [--labs 1,2] [--only NAME,...] [--times 10] [-j JOBS] [-- GRADE_OPTIONS]
 
 For each mutant a copy of the kit's labs/ gets the one edit, and grade.sh grades the targeted
 check --times times, each with new random inputs.  Prints a line per
@@ -56,12 +56,19 @@ def grade_mutant(lab, m, times, grade_options):
 def main():
     p = argparse.ArgumentParser(description="grade every mutant of the labs")
     p.add_argument("--labs", default=",".join(map(str, grade.kit_labs())))
+    p.add_argument("--only", help="these mutants (names, comma-separated), not every one of the labs")
     p.add_argument("--times", type=int, default=10)
     p.add_argument("-j", "--jobs", type=int, default=1, help="mutants graded at the same time")
     p.add_argument("grade_options", nargs="*", help="passed on to grade.sh (after --)")
     args = p.parse_args()
     todo = [(lab, m) for lab in (int(x) for x in args.labs.split(","))
             for m in importlib.import_module(f"lab{lab}").MUTANTS]
+    if args.only:
+        names = args.only.split(",")
+        unknown = set(names) - {m.name for _, m in todo}
+        if unknown:
+            p.error(f"no mutant {', '.join(sorted(unknown))} in labs {args.labs}")
+        todo = [(lab, m) for lab, m in todo if m.name in names]
     missed = 0
     # Each grading is its own grade.py process: threads only wait for them.
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:

@@ -394,10 +394,13 @@ class Sandbox:
         return args + ["--chdir", cwd, "--"]
 
     def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
-              cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=()):
+              cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=(),
+              address_space=LIMIT_AS):
         """Starts argv contained, in cwd, as a new session.  env adds to
         the program's environment; inside bubblewrap it is set for the
-        program only, not for bwrap (an LD_PRELOAD must not load into it)."""
+        program only, not for bwrap (an LD_PRELOAD must not load into it).
+        address_space: its RLIMIT_AS (RLIM_INFINITY for a ThreadSanitizer
+        build, which reserves terabytes of shadow memory it never touches)."""
         if use_bwrap is None:
             use_bwrap = bool(self.bwrap)
         env = dict(env or {})
@@ -405,7 +408,7 @@ class Sandbox:
             argv = self._bwrap_args(cwd, binds, ro_binds, env) + list(argv)
             env = {}
         limits = ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
-                  (resource.RLIMIT_AS, LIMIT_AS), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),
+                  (resource.RLIMIT_AS, address_space), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),
                   (resource.RLIMIT_CORE, 0))
         # The filter is built here: the child, already the students' uid,
         # could not import anything from the grader's Python.

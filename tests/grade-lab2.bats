@@ -61,6 +61,25 @@ setup_file() {
 	mkdir subs-no-bwrap
 	cp -R subs/reference subs/unlock-then-flush subs-no-bwrap/
 
+	# Hollow figures and answers, graded by those two checks only: a blank
+	# PNG of the right size (about 2 KB), a real figure of another size, and
+	# an answer of "x".
+	mkdir subs-hollow
+	cp -R $ref subs-hollow/hollow
+	python3 - subs-hollow/hollow/plot/lab2-time.png <<-'EOF'
+		import struct, sys, zlib
+		def chunk(kind, data):
+		    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+		rows = b"".join(b"\0" + b"\xff" * 960 * 3 for _ in range(600))
+		with open(sys.argv[1], "wb") as f:
+		    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 960, 600, 8, 2, 0, 0, 0))
+		            + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+	EOF
+	cp $ref/plot/lab2-runs.png subs-hollow/hollow/plot/lab2-locks.png
+	sed -i '/^## Q2.2/,/^## Q2.3/{/^## Q2/!d}; s/^## Q2.2$/&\nx/' subs-hollow/hollow/answers.md
+	"$ROOT/grade.sh" --labs 2 --only figures subs-hollow/hollow >hollow-figures.txt 2>&1 || true
+	"$ROOT/grade.sh" --labs 2 --only answers subs-hollow/hollow >hollow-answers.txt 2>&1 || true
+
 	"$ROOT/grade.sh" --batch subs --out grades -j 2 --labs 2 >batch.log 2>&1
 	"$ROOT/grade.sh" --batch subs-no-bwrap --out grades-no-bwrap -j 2 --labs 2 --no-bwrap >batch-no-bwrap.log 2>&1
 }
@@ -110,6 +129,9 @@ setup_file() {
 @test "grade-lab2: a lockbench that takes no lock loses the lock checks, not the counts" {
 	[ "$(failed no-lock | tr '\n' '|')" = "two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock|two writers with --no-flush: nothing lost, runs no longer multiples of K|locks exclude writers until released; --lock none and fcntl ignore flock|" ]
 	grep -q "lockbench -k [0-9]* --lock flock wrote while another process held an flock lock on the file" "$BATS_FILE_TMPDIR/grades/no-lock.txt"
+	# the hint says what the shim saw: no lock, not a late flush
+	grep -q "it took no lock at all (.*): lock the file around each batch" "$BATS_FILE_TMPDIR/grades/no-lock.txt"
+	! grep -q "flush the batch before the unlock" "$BATS_FILE_TMPDIR/grades/no-lock.txt"
 	[ "$(points_lost no-lock)" -eq 8 ]
 }
 
@@ -118,6 +140,18 @@ setup_file() {
 	grep -q "took exactly 2.000000 s: not measured" "$BATS_FILE_TMPDIR/grades/fabricated.txt"
 	grep -q "a lock per line costs more" "$BATS_FILE_TMPDIR/grades/fabricated.txt"
 	[ "$(points_lost fabricated)" -eq 4 ]
+}
+
+@test "grade-lab2: a blank PNG, a figure of another size and an answer of 'x' fail the figures and answers checks" {
+	cd "$BATS_FILE_TMPDIR"
+	grep -q "^lab2: figures plot/lab2-\*.png: FAIL 0/2" hollow-figures.txt
+	grep -q "plot/lab2-locks.png is 960x820 pixels, not the 960x600 the kit draws" hollow-figures.txt
+	grep -q "plot/lab2-time.png is blank or nearly: 0 of its 600 rows hold more than the background" hollow-figures.txt
+	# the blank one is the size of a PNG header and little more
+	[ "$(stat -c %s subs-hollow/hollow/plot/lab2-time.png)" -lt 4000 ]
+	! grep -q "plot/lab2-runs.png" hollow-figures.txt
+	grep -q "^lab2: answers to Q2.x present: FAIL 0/1" hollow-answers.txt
+	grep -q "the answer to Q2.2 is not an answer: fewer than 8 words" hollow-answers.txt
 }
 
 @test "grade-lab2: the lockorder shim logs the file's size at every lock and unlock, and passes calls on" {

@@ -45,6 +45,15 @@ setup_file() {
 		$ref/data/lab3.csv >subs/fabricated/data/lab3.csv
 	changed fabricated data/lab3.csv
 
+	# Every file one byte short (of those with a byte to lose; --verify
+	# agrees), graded by the slices check only: the message pairs each
+	# file's expected size with the student's.
+	mkdir subs-short
+	cp -R $ref subs-short/short-files
+	sed -i 's/^\tslice(size, nfiles, k, &from, &to);$/&\n\tto -= to > from;/' subs-short/short-files/$lab3/fillcopy.c
+	cmp -s $ref/$lab3/fillcopy.c subs-short/short-files/$lab3/fillcopy.c && return 1
+	"$ROOT/grade.sh" --labs 3 --only "exact sizes" subs-short/short-files >short-files.txt 2>&1 || true
+
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 3 >batch.log 2>&1
 }
 
@@ -69,6 +78,14 @@ setup_file() {
 	[ "$(points_lost wrong-output)" -eq 8 ]
 }
 
+@test "grade-lab3: files each one byte short are shown as pairs, expected and yours, not as missing" {
+	cd "$BATS_FILE_TMPDIR"
+	grep -q "^lab3: fillcopy: file K holds slice K of the kit's buffer, exact sizes: FAIL" short-files.txt
+	grep -q "^      file 0: [0-9]* bytes expected, yours [0-9]* bytes (1 byte short)$" short-files.txt
+	grep -q "the last one also the remainder, expected; [0-9]* differ:$" short-files.txt
+	! grep -q "no file" short-files.txt
+}
+
 @test "grade-lab3: a fillcopy that hangs fails by the timeout, and grading goes on" {
 	[ "$(failed hang-corrupt)" = "fillcopy: --verify catches --corrupt; no files left behind" ]
 	grep -q "fillcopy did not finish in 5 s (killed)" "$BATS_FILE_TMPDIR/grades/hang-corrupt.txt"
@@ -91,5 +108,5 @@ setup_file() {
 @test "grade-lab3: every mutant of fillcopy and membw loses its check in 10 gradings of 10" {
 	# two mutants at a time: each grading is mostly waiting (stopped or
 	# short programs), and the two cores of CI halve the run time
-	all_mutants_caught 3 2 10
+	all_mutants_caught 3 2 13
 }

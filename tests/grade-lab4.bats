@@ -38,6 +38,16 @@ setup_file() {
 		unpacked/iolab-handin/data/lab4-writers.csv >subs/fabricated/data/lab4-writers.csv
 	awk -F, '$1 != 3' unpacked/iolab-handin/data/lab4-datagen.csv >subs/fabricated/data/lab4-datagen.csv
 
+	# A ThreadSanitizer build that fails as if TSan could not run here,
+	# graded by the race check only: the grader's own probe runs, so the
+	# student is not let off.
+	mkdir subs-tsan
+	cp -R unpacked/iolab-handin subs-tsan/fake-fatal
+	sed -i 's/^\tcleanup_init();$/\tif (strategy == PER_FILE) {\n\t\tfprintf(stderr, "FATAL: ThreadSanitizer: unexpected memory mapping\\n");\n\t\texit(66);\n\t}\n&/' \
+		subs-tsan/fake-fatal/$lab4/pwriters.c
+	cmp -s unpacked/iolab-handin/$lab4/pwriters.c subs-tsan/fake-fatal/$lab4/pwriters.c && return 1
+	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer subs-tsan/fake-fatal >fake-fatal.txt 2>&1 || true
+
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 4 >batch.log 2>&1
 }
 
@@ -67,9 +77,11 @@ says() {
 }
 
 @test "grade.sh lab 4: a datagen that never ends is killed, and grading goes on" {
-	[ "$(failed hang)" = "datagen: threaded and -z write the kit's bytes, per seed" ]
-	[ "$(points_lost hang)" -eq 3 ]
+	# its ThreadSanitizer build hangs as well
+	[ "$(failed hang | tr '\n' '|')" = "datagen: threaded and -z write the kit's bytes, per seed|pwriters and datagen: no data race (ThreadSanitizer)|" ]
+	[ "$(points_lost hang)" -eq 5 ]
 	says hang "datagen did not finish in 5 s (killed)"
+	says hang "datagen (built with ThreadSanitizer) did not finish in 10 s (killed)"
 	says hang "reproduce: mkdir d; bin/datagen -s "
 	! pgrep -f "iolab-grade.*/bin/datagen"
 }
@@ -82,6 +94,12 @@ says() {
 	says fabricated "the median cpu_mib_s of per-file"
 }
 
+@test "grade.sh lab 4: a ThreadSanitizer build that only says TSan cannot run here still fails" {
+	grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" "$BATS_FILE_TMPDIR/fake-fatal.txt"
+	grep -q "pwriters (built with ThreadSanitizer): exit status 66 (FATAL: ThreadSanitizer: unexpected memory mapping)" "$BATS_FILE_TMPDIR/fake-fatal.txt"
+	! grep -q "not checked" "$BATS_FILE_TMPDIR/fake-fatal.txt"
+}
+
 @test "grade.sh lab 4: every mutant of pwriters and datagen loses its check in 10 gradings of 10" {
-	all_mutants_caught 4 2 5
+	all_mutants_caught 4 2 8
 }

@@ -53,6 +53,20 @@ setup_file() {
 	# average than the most ever in flight (Little's law)
 	broken hang-cold data/lab5-depth.csv awk -F, -v OFS=, '$1 == "depth" { $30 *= 4 } 1'
 
+	# One cached_pct cell of 0 among the cached reads, beside the fsync per
+	# write made 1000 times faster: the trend check still runs. Every cell 0
+	# (no device seen): it does not, and says so. Graded by that check only.
+	mkdir subs-trend
+	cp -R subs/clobber-fsync subs-trend/one-cell
+	awk -F, -v OFS=, '$1 == "read-size" && $2 == "cached" && !done { $22 = 0; done = 1 } 1' \
+		subs/clobber-fsync/$csv >subs-trend/one-cell/$csv
+	cp -R unpacked/iolab-handin subs-trend/no-device
+	awk -F, -v OFS=, 'NR > 1 { $22 = 0 } 1' unpacked/iolab-handin/$csv >subs-trend/no-device/$csv
+	local t
+	for t in one-cell no-device; do
+		"$ROOT/grade.sh" --labs 5 --only "cache, O_DIRECT" subs-trend/$t >trend-$t.txt 2>&1 || true
+	done
+
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 5 --out grades >batch.log 2>&1
 }
 
@@ -108,6 +122,16 @@ points() {
 	fi
 	[ "$(lost clobber-fsync)" = "$expected" ]
 	grep -q "reproduce: echo precious >keep.dat" "$BATS_FILE_TMPDIR/grades/clobber-fsync.txt"
+}
+
+@test "grade.sh lab 5: one cached_pct cell does not switch the trend check off; a check that does not check says so" {
+	cd "$BATS_FILE_TMPDIR"
+	grep -q "^lab5: data/lab5.csv: cache, O_DIRECT and fsync trends where a device is underneath: PASS" trend-no-device.txt
+	grep -q "trends not checked: 0 of [0-9]* read-size rows of the cached series found the file in the page cache" trend-no-device.txt
+	grep -q "trends not checked" grades/reference.txt &&
+		skip "the reference's own data show no device under the scratch directory here (a tmpfs?)"
+	grep -q "^lab5: data/lab5.csv: cache, O_DIRECT and fsync trends where a device is underneath: FAIL" trend-one-cell.txt
+	grep -q "write-size at 4 KiB: cached .* is not 3x fsync-each" trend-one-cell.txt
 }
 
 @test "grade.sh --no-bwrap --labs 5: the reference submission scores full marks there too" {
