@@ -5,7 +5,8 @@
 # after that save could leave, under each persistence model, and counts the
 # broken ones, into data/lab6-states.csv (the logs: data/lab6-logs/). Then
 # the cost: each strategy saves again and again on SCRATCH for MS
-# milliseconds, 3 trials, into data/lab6-cost.csv. Tables end the lab.
+# milliseconds, TRIALS trials (default 3), into data/lab6-cost.csv. Tables, how
+# busy the machine was and the predictions (predictions.md) end the lab.
 source "$(dirname "$0")/../../common/lab.sh"
 lab_begin "Lab 6: what fsync buys" saver crashstates
 [ -r "$BIN/fsrecord.so" ] || { echo "$BIN/fsrecord.so is missing: run make first" >&2; exit 1; }
@@ -14,7 +15,7 @@ STRATEGIES="inplace fflush rename fsync-rename safe log"
 MODELS=posix,ext4-ordered,ext4-auto_da_alloc
 RECORDS=$(by_scale 20 200 1000)	# 64 bytes each: 1, 4 and 16 blocks of 4 KiB
 MS=$(by_scale 50 1000 3000)	# each cost trial saves for this long
-TRIALS=3
+TRIALS=${TRIALS:-3}	# cost trials per strategy
 
 # The crash states: the save of generation 2 over generation 1, recorded
 # in a directory of its own, checked by saver --verify.
@@ -65,3 +66,7 @@ csv_commit
 	--by strategy,model --value broken,states,first_broken_after_call
 "$PYTHON" common/table.py "$DATA/lab6-cost.csv" --title "== Lab 6: time per save, $RECORDS records (data/lab6-cost.csv)" \
 	--by strategy --value us_per_save,saves
+lab_end --spread "$DATA/lab6-cost.csv:strategy:us_per_save" -- \
+	"P6.1=$(measured median "$DATA/lab6-states.csv" broken strategy=rename model=ext4-ordered) broken states" \
+	"P6.2=$(measured median "$DATA/lab6-cost.csv" us_per_save strategy=safe) us" \
+	"P6.3=$(measured median "$DATA/lab6-cost.csv" us_per_save strategy=inplace) us"
