@@ -66,35 +66,28 @@ bin/iopattern bin-asan/iopattern bin-tsan/iopattern: | liburing
 liburing:
 	@bash common/deps.sh liburing
 
-# Every lab runs, even after one has failed, then the figures and the
-# summary; the exit status says whether every lab finished. A lab that
-# exits 3 stopped at a program that is still to be written (not_written()
-# in common/iolab.h): the sources that still call it are listed (those with
-# solution markers are the reference's, where it only appears in stubs).
-labs: all
-	@failed= unwritten=; \
-	for lab in $(LAB_TARGETS); do \
+# run_labs LAB...: every lab runs, even after one has failed, then the
+# figures (each that can be drawn: make -k) and the summary, which ends
+# with what is missing and the command that fixes it; the exit status says
+# whether every lab finished and every figure was drawn. A lab that exits 3
+# stopped at a program that is still to be written (not_written() in
+# common/iolab.h). Without gnuplot no figure is tried (deps.sh says how to
+# install it, once), and the summary says so again at the end.
+run_labs = @failed= unwritten=; \
+	for lab in $(1); do \
 	  bash labs/*/$$lab.sh; status=$$?; \
 	  if [ $$status -eq 3 ]; then unwritten="$$unwritten $$lab"; \
 	  elif [ $$status -ne 0 ]; then failed="$$failed $$lab"; fi; \
 	done; \
-	$(MAKE) --no-print-directory plot; \
-	bash common/summary.sh; \
-	[ -n "$$failed$$unwritten" ] || exit 0; \
-	echo; echo "== Labs that did not finish:$$unwritten$$failed"; \
-	if [ -n "$$unwritten" ]; then \
-	  echo "  stopped at a program not written yet:$$unwritten (its message above says which part)"; \
-	  todo=; for src in $$(grep -l 'not_written(' $(SOURCES) /dev/null); do \
-	    grep -q 'BEGIN[[:space:]]SOLUTION' $$src || todo="$$todo $$src"; done; \
-	  [ -z "$$todo" ] || echo "  still to write (not_written() is still called in):$$todo"; \
-	fi; \
-	[ -z "$$failed" ] || echo "  failed:$$failed (see its output above)"; \
-	exit 1
+	if bash common/deps.sh gnuplot; then $(MAKE) -k --no-print-directory $(2); fi; \
+	bash common/summary.sh --failed "$$failed" --unwritten "$$unwritten" $(1)
+
+labs: all
+	$(call run_labs,$(LAB_TARGETS),plot)
 
 # A lab redraws its own figures only: plot-labN.
 $(LAB_TARGETS): all
-	@bash labs/*/$@.sh
-	@$(MAKE) --no-print-directory plot-$@
+	$(call run_labs,$@,plot-$@)
 
 # PREVIEW=1 also draws each figure as text in the terminal (for SSH sessions).
 # plot-labN: only that lab's figures.
@@ -117,7 +110,7 @@ test: all
 	@bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(T)))
 
 # Suites that test no program of the kit's: the sanitizer builds skip them.
-NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/class.bats tests/starter.bats tests/handin.bats
+NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
 	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's and handin's (Python and shell, no C of the kit's) and the lab scripts' (shell over the programs their own files test)"
