@@ -146,7 +146,9 @@ handin:
 
 # Instructors: the students' starter kit (every solution region replaced by
 # its stub, no grader) and Gradescope's autograder.zip, both into $(DIST).
-# GRADE_LABS=1,2: an autograder for only those labs; GRADE_TIMEOUT=SECONDS:
+# LABS=1,2,3,4: a course of only those labs, the same list for both (the
+# starter leaves the others out; GRADE_LABS=, older, is the autograder's
+# alone); GRADE_TIMEOUT=SECONDS:
 # its time limit (default 540, under Gradescope's default 10 minutes). The
 # starter kit has no grading/, and so neither target.
 DIST ?= dist
@@ -158,9 +160,9 @@ INSTRUCTOR := $(wildcard grading/starter.sh)
 CLASS ?= class
 ifneq ($(INSTRUCTOR),)
 starter:
-	@bash grading/starter.sh -o $(DIST)/starter
+	@bash grading/starter.sh -o $(DIST)/starter $(if $(LABS),--labs $(LABS))
 autograder:
-	@bash grading/autograder/build.sh -o $(DIST)/autograder.zip $(if $(GRADE_LABS),--labs $(GRADE_LABS)) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
+	@bash grading/autograder/build.sh -o $(DIST)/autograder.zip $(if $(or $(GRADE_LABS),$(LABS)),--labs $(or $(GRADE_LABS),$(LABS))) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
 class:
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make class: say where the submissions are: make class SUBMISSIONS=DIR (or the Gradescope zip) [CLASS=OUT]" >&2; exit 2; fi
 	@bash common/deps.sh gnuplot
@@ -188,8 +190,8 @@ help:
 	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
 ifneq ($(INSTRUCTOR),)
-	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter"
-	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (GRADE_LABS=1,2: only those labs)"
+	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter (LABS=1,2: only those labs)"
+	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs)"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="

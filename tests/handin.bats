@@ -63,7 +63,7 @@ packed() {
 	run env -u LABS make -s -C kit handin
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	all=$(cd kit && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | paste -sd, -)
-	[ "$all" = "1,2,3,4,5" ]
+	[[ $all =~ ^[1-9](,[1-9])+$ ]]	# two labs or more, from the tree
 	[ "$(tar -xzOf kit/iolab-handin.tar.gz iolab-handin/labs.txt)" = "$all" ]
 	# labs.txt is at the top of the one directory, and first
 	[ "$(packed | head -1)" = iolab-handin/labs.txt ]
@@ -72,12 +72,13 @@ packed() {
 
 @test "handin: a bad list or a lab that does not exist exits 2, naming it, and packs nothing" {
 	kit
+	all=$(cd kit && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | paste -sd, -)
 	run make -s -C kit handin LABS=x
 	[ "$status" -ne 0 ]
-	[[ $output == *"handin: LABS='x' is not a list of lab numbers like 1,2 (labs: 1,2,3,4,5)"* ]]
+	[[ $output == *"handin: LABS='x' is not a list of lab numbers like 1,2 (labs: $all)"* ]]
 	LABS=1,9 run bash kit/common/handin.sh
 	[ "$status" -eq 2 ]
-	[[ $output == "handin: LABS=1,9: there is no lab 9 (labs: 1,2,3,4,5)" ]]
+	[[ $output == "handin: LABS=1,9: there is no lab 9 (labs: $all)" ]]
 	LABS="1, 2" run bash kit/common/handin.sh
 	[ "$status" -eq 2 ]
 	[ ! -e kit/iolab-handin.tar.gz ]
@@ -117,6 +118,7 @@ packed() {
 	run python3 -I -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import answers
 print(" ".join(sorted(answers.answered(open(sys.argv[2]).read()))))' "$ROOT/common" kit/answers.md
 	[ "$output" = "$(echo $questions)" ]
+	[ -d "$ROOT/grading" ] || return 0	# the students' kit has no grader to compare with
 	[ "$(cd "$ROOT/grading" && python3 -I -B -c 'import sys; sys.path.insert(0, "."); import grade; print(grade.answers.__file__)')" = "$ROOT/common/answers.py" ]
 	# a question left empty, a Q1.10 that is not Q1.1: handin warns, naming them
 	printf '## Q1.1\n\n## Q1.10\nnot Q1.1\n' >kit/answers.md
@@ -130,6 +132,7 @@ print(" ".join(sorted(answers.answered(open(sys.argv[2]).read()))))' "$ROOT/comm
 }
 
 @test "handin: the student's own header files go in, and the grader builds with them" {
+	[ -e "$ROOT/grade.sh" ] || skip "the grader is not in the students' kit"
 	kit
 	# writer.c takes a constant from a header of the student's own
 	printf '#define MY_EXIT_OK 0\n' >kit/labs/1-interleave/myhelper.h
