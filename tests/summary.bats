@@ -99,6 +99,7 @@ kit() {
 }
 
 @test "make lab1 without gnuplot: exits non-zero, the end of its output says what to install" {
+	needs writer launch runs
 	kit
 	path_without gnuplot
 	run env -u BIN PATH="$BATS_TEST_TMPDIR/path" IOLAB_NO_INSTALL=1 DATA="$PWD/data" \
