@@ -14,7 +14,7 @@ set -euo pipefail
 case ${DATA:=data} in /*) ;; *) DATA=$PWD/$DATA ;; esac
 cd "$(dirname "$0")/.."
 [ -d "$DATA" ] || DATA=data
-failed= unwritten=
+failed='' unwritten=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--failed) failed=$2; shift 2 ;;

@@ -328,7 +328,7 @@ failing_json() {
 		[ ! -e "$s/tests/$prog.bats" ] || { echo "left: tests/$prog.bats"; return 1; }
 	done
 	[ -z "$(cd "$s" && ls plot/lab5-* data/reference/lab5-* tests/lab5.bats tests/deny-io-uring.py 2>/dev/null)" ]
-	! grep -q '^## Lab 5:' "$s/handout.md"
+	! grep -q '^## Lab 5:' "$s/handout.md" || { echo "Lab 5's section left"; return 1; }
 	grep -q '^## Lab 4:' "$s/handout.md" && grep -q '^## Glossary' "$s/handout.md"
 	[ -e "$s/tests/lab4.bats" ] && [ -e "$s/plot/lab4-datagen.gp" ] && [ -e "$s/tests/helpers.bash" ]
 	# its make knows only those labs
