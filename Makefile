@@ -68,41 +68,48 @@ bin/crashstates: labs/6-fsync/crashstates.py
 
 # iopattern --iodepth uses io_uring through liburing (Debian: liburing-dev),
 # installed first when it is missing and we can, as gnuplot is for the plots.
-bin/iopattern bin-asan/iopattern bin-tsan/iopattern: LDLIBS += -luring
-bin/iopattern bin-asan/iopattern bin-tsan/iopattern: | liburing
-.PHONY: liburing
+# Where it still is not (no root, no package; or IOLAB_NO_URING=1),
+# iopattern is built without it: --iodepth then says so, and Lab 5 leaves
+# that experiment out. The probe, a tiny program linked with -luring, runs
+# when iopattern is built, after the install: a recipe's variables are
+# expanded only then. Features newer than the installed headers (liburing
+# 2.1 on Ubuntu 22.04) are tested in iopattern.c with #ifdef.
+uring_probe = $(if $(IOLAB_NO_URING),,$(shell printf '\043include <liburing.h>\nint main(void) { struct io_uring r; return io_uring_queue_init(1, &r, 0); }\n' | \
+	$(CC) -x c - -o /dev/null -luring >/dev/null 2>&1 && echo yes))
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern: CPPFLAGS += $(if $(uring_probe),-DIOLAB_HAVE_URING)
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern: LDLIBS += $(if $(uring_probe),-luring)
+# build/uring holds the probe's answer, rewritten only when it changes:
+# iopattern is rebuilt when liburing comes (or goes).
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern: build/uring
+build/uring: FORCE | liburing build
+	@echo "$(uring_probe)" | cmp -s - $@ || echo "$(uring_probe)" >$@
+.PHONY: liburing FORCE
 liburing:
-	@bash common/deps.sh liburing
+	@[ -n "$(IOLAB_NO_URING)" ] || bash common/deps.sh liburing || \
+	  echo "(iopattern is built without io_uring: --iodepth will say so, and Lab 5 leaves it out)"
 
-# Every lab runs, even after one has failed, then the figures and the
-# summary; the exit status says whether every lab finished. A lab that
-# exits 3 stopped at a program that is still to be written (not_written()
-# in common/iolab.h): the sources that still call it are listed (those with
-# solution markers are the reference's, where it only appears in stubs).
-labs: all
-	@failed= unwritten=; \
-	for lab in $(LAB_TARGETS); do \
+# run_labs LAB...: every lab runs, even after one has failed, then the
+# figures (each that can be drawn: make -k) and the summary, which ends
+# with what is missing and the command that fixes it; the exit status says
+# whether every lab finished and every figure was drawn. A lab that exits 3
+# stopped at a program that is still to be written (not_written() in
+# common/iolab.h). Without gnuplot no figure is tried (deps.sh says how to
+# install it, once), and the summary says so again at the end.
+run_labs = @failed= unwritten=; \
+	for lab in $(1); do \
 	  bash labs/*/$$lab.sh; status=$$?; \
 	  if [ $$status -eq 3 ]; then unwritten="$$unwritten $$lab"; \
 	  elif [ $$status -ne 0 ]; then failed="$$failed $$lab"; fi; \
 	done; \
-	$(MAKE) --no-print-directory plot; \
-	bash common/summary.sh; \
-	[ -n "$$failed$$unwritten" ] || exit 0; \
-	echo; echo "== Labs that did not finish:$$unwritten$$failed"; \
-	if [ -n "$$unwritten" ]; then \
-	  echo "  stopped at a program not written yet:$$unwritten (its message above says which part)"; \
-	  todo=; for src in $$(grep -l 'not_written(' $(SOURCES) /dev/null); do \
-	    grep -q 'BEGIN[[:space:]]SOLUTION' $$src || todo="$$todo $$src"; done; \
-	  [ -z "$$todo" ] || echo "  still to write (not_written() is still called in):$$todo"; \
-	fi; \
-	[ -z "$$failed" ] || echo "  failed:$$failed (see its output above)"; \
-	exit 1
+	if bash common/deps.sh gnuplot; then $(MAKE) -k --no-print-directory $(2); fi; \
+	bash common/summary.sh --failed "$$failed" --unwritten "$$unwritten" $(1)
+
+labs: all
+	$(call run_labs,$(LAB_TARGETS),plot)
 
 # A lab redraws its own figures only: plot-labN.
 $(LAB_TARGETS): all
-	@bash labs/*/$@.sh
-	@$(MAKE) --no-print-directory plot-$@
+	$(call run_labs,$@,plot-$@)
 
 # PREVIEW=1 also draws each figure as text in the terminal (for SSH sessions).
 # plot-labN: only that lab's figures.
@@ -125,7 +132,7 @@ test: all
 	@bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(T)))
 
 # Suites that test no program of the kit's: the sanitizer builds skip them.
-NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/class.bats tests/starter.bats tests/handin.bats
+NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
 	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's and handin's (Python and shell, no C of the kit's) and the lab scripts' (shell over the programs their own files test)"
@@ -151,7 +158,9 @@ handin:
 
 # Instructors: the students' starter kit (every solution region replaced by
 # its stub, no grader) and Gradescope's autograder.zip, both into $(DIST).
-# GRADE_LABS=1,2: an autograder for only those labs; GRADE_TIMEOUT=SECONDS:
+# LABS=1,2,3,4: a course of only those labs, the same list for both (the
+# starter leaves the others out; GRADE_LABS=, older, is the autograder's
+# alone); GRADE_TIMEOUT=SECONDS:
 # its time limit (default 540, under Gradescope's default 10 minutes). The
 # starter kit has no grading/, and so neither target.
 DIST ?= dist
@@ -163,9 +172,9 @@ INSTRUCTOR := $(wildcard grading/starter.sh)
 CLASS ?= class
 ifneq ($(INSTRUCTOR),)
 starter:
-	@bash grading/starter.sh -o $(DIST)/starter
+	@bash grading/starter.sh -o $(DIST)/starter $(if $(LABS),--labs $(LABS))
 autograder:
-	@bash grading/autograder/build.sh -o $(DIST)/autograder.zip $(if $(GRADE_LABS),--labs $(GRADE_LABS)) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
+	@bash grading/autograder/build.sh -o $(DIST)/autograder.zip $(if $(or $(GRADE_LABS),$(LABS)),--labs $(or $(GRADE_LABS),$(LABS))) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
 class:
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make class: say where the submissions are: make class SUBMISSIONS=DIR (or the Gradescope zip) [CLASS=OUT]" >&2; exit 2; fi
 	@bash common/deps.sh gnuplot
@@ -193,8 +202,8 @@ help:
 	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
 ifneq ($(INSTRUCTOR),)
-	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter"
-	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (GRADE_LABS=1,2: only those labs)"
+	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter (LABS=1,2: only those labs)"
+	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs)"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="

@@ -3,6 +3,7 @@
 #
 #   deps.sh TOOL...        install the missing ones if we can, else say how
 #   deps.sh --install-all  the same for every tool `make labs` and `make test` need
+#   deps.sh --package apt|dnf|brew TOOL   prints TOOL's package name there
 #
 # We can install when we are root, or when sudo works without a password,
 # and the system has apt-get. Otherwise (or with IOLAB_NO_INSTALL=1) we
@@ -22,6 +23,35 @@ installed() {
 	else
 		command -v "$1" >/dev/null 2>&1
 	fi
+}
+
+if [ "${1:-}" = --package ] && [ $# -eq 3 ]; then
+	case $2 in
+	apt) echo "${APT[$3]:?unknown tool}" ;;
+	dnf) echo "${DNF[$3]:?unknown tool}" ;;
+	brew) echo "${BREW[$3]:?unknown tool}" ;;
+	*) echo "deps.sh: --package apt, dnf or brew, not '$2'" >&2; exit 2 ;;
+	esac
+	exit 0
+fi
+
+# apt_get ARG...: apt-get, waiting for another apt to finish first. A new
+# machine is often still running its own (unattended upgrades):
+# DPkg::Lock::Timeout waits for dpkg's lock, but apt-get update takes the
+# package lists' lock, for which apt (2.6 too) does not wait; so while the
+# error is about a lock, try again, for 5 minutes at most.
+apt_get() {
+	local out status tries=0
+	while :; do
+		status=0
+		out=$("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 -q "$@" 2>&1) || status=$?
+		[ $status -ne 0 ] && grep -q 'Could not get lock' <<<"$out" && [ $tries -lt 100 ] || break
+		[ $tries -gt 0 ] || echo "Waiting for another apt-get to finish (its lock is held) ..."
+		tries=$((tries + 1))
+		sleep 3
+	done
+	[ $status -eq 0 ] || echo "$out" >&2
+	return $status
 }
 
 if [ "${1:-}" = --install-all ]; then
@@ -49,10 +79,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	if command -v apt-get >/dev/null 2>&1 && [ "${sudo[0]:-}" != none ] && [ -z "${IOLAB_NO_INSTALL:-}" ]; then
 		echo "Installing ${missing[*]} (apt-get install ${packages[*]}) ..."
 		export DEBIAN_FRONTEND=noninteractive
-		# A new machine is often still running its own apt (unattended
-		# upgrades): wait for its lock rather than fail.
-		"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null
-		"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -q "${packages[@]}" >/dev/null
+		apt_get update && apt_get install -y "${packages[@]}" || exit 1
 	else
 		echo "Missing: ${missing[*]}. Install with one of:" >&2
 		echo "  sudo apt-get install ${packages[*]}        # Debian, Ubuntu" >&2

@@ -1,7 +1,7 @@
 /*
  * iolab.h - the few helpers every iolab program needs:
  *   - error reporting with the conventions of the kit
- *       usage errors:  "prog: message", then the usage, exit 2
+ *       usage errors:  "prog: message", then the usage's synopsis, exit 2
  *       I/O failures:  "prog: path: strerror(errno)", exit 1
  *   - strict parsing of counts and of sizes with K/M/G suffixes
  *   - write_all(): a write(2) loop that survives short writes and EINTR
@@ -48,7 +48,26 @@ static inline void print_help(void)
 	exit(0);
 }
 
-/* A bad command line: one line saying what is wrong, the usage, exit 2. */
+/* After a usage error: the usage's synopsis only (its "usage:" line and the
+ * lines that continue it, indented by more than two spaces), then where the
+ * rest is, so that the line saying what is wrong stays on the screen. */
+static inline void iolab_print_synopsis(void)
+{
+	const char *line = iolab_usage, *end;
+
+	while (*line != '\0') {
+		end = strchr(line, '\n');
+		if (end == NULL)
+			end = line + strlen(line);
+		if (line != iolab_usage && strncmp(line, "   ", 3) != 0)
+			break;
+		fprintf(stderr, "%.*s\n", (int)(end - line), line);
+		line = *end == '\n' ? end + 1 : end;
+	}
+	fprintf(stderr, "see %s --help for every option\n", iolab_prog);
+}
+
+/* A bad command line: one line saying what is wrong, the synopsis, exit 2. */
 __attribute__((format(printf, 1, 2), noreturn))
 static inline void usage_error(const char *fmt, ...)
 {
@@ -58,7 +77,8 @@ static inline void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", iolab_usage);
+	fputc('\n', stderr);
+	iolab_print_synopsis();
 	exit(EXIT_USAGE);
 }
 
@@ -66,7 +86,7 @@ static inline void usage_error(const char *fmt, ...)
 __attribute__((noreturn))
 static inline void usage_exit(void)
 {
-	fputs(iolab_usage, stderr);
+	iolab_print_synopsis();
 	exit(EXIT_USAGE);
 }
 

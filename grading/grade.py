@@ -30,6 +30,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # python3 -I lea
 import gradelib  # noqa: E402
 import sandbox  # noqa: E402
 import unpack  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+import answers  # noqa: E402  common/answers.py, make handin's parser
 from gradelib import KIT, Check, Fail, clean  # noqa: E402
 
 PROG = "grade.sh"
@@ -213,15 +216,9 @@ def answers_check(questions):
     def run(g):
         text = g.file("answers.md")
         gradelib.expect(text is not None, "answers.md is missing")
-        words, current = {}, None
-        for line in text.decode("utf-8", "replace").splitlines():
-            m = re.fullmatch(r"## (Q\d+\.\d+)\s*", line)
-            if m:
-                current = m.group(1)
-            elif line.startswith("## "):
-                current = None
-            elif current:
-                words[current] = words.get(current, 0) + len(re.findall(r"\w+", line))
+        # common/answers.py: the parser make handin uses too
+        words = {q: len(re.findall(r"\w+", a)) for q, a in answers.parse(text.decode("utf-8", "replace")).items()
+                 if a}
         missing = [q for q in questions if q not in words]
         gradelib.expect(not missing, f"no answer under '## {' '.join(missing)}' in answers.md")
         short = [q for q in questions if words[q] < ANSWER_WORDS]
@@ -270,7 +267,8 @@ def protect(path, what):
 
 def prepare_build(g, sub):
     """The kit's Makefile and common/ with the student's lab sources (only
-    the names the kit has), owned by the students' uid."""
+    the .c names the kit has, and their own .h files), owned by the
+    students' uid."""
     os.mkdir(g.build, 0o700)
     os.mkdir(g.bin)
     g.box.share(g.bin, 0o750)
@@ -281,6 +279,12 @@ def prepare_build(g, sub):
             os.makedirs(os.path.join(g.build, os.path.dirname(src)), exist_ok=True)
             if os.path.isfile(os.path.join(sub, src)):
                 shutil.copy(os.path.join(sub, src), os.path.join(g.build, src))
+        # and the student's own headers beside them (make handin packs them)
+        d = os.path.join("labs", lab_dir(lab))
+        names = os.listdir(os.path.join(sub, d)) if os.path.isdir(os.path.join(sub, d)) else []
+        for h in sorted(os.path.join(d, n) for n in names if n.endswith(".h")):
+            if os.path.isfile(os.path.join(sub, h)) and not os.path.islink(os.path.join(sub, h)):
+                shutil.copy(os.path.join(sub, h), os.path.join(g.build, h))
     for top, dirs, files in os.walk(g.build):
         for name in dirs + files:
             g.box.own(os.path.join(top, name))

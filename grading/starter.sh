@@ -36,6 +36,12 @@
 # where everything about these tools is. It is built in a temporary
 # directory, compiled with the kit's default CFLAGS (-Werror), and only then
 # renamed into place: never half a starter.
+#
+# --labs 1,2,3,4 makes a starter for a course without the other labs. What
+# belongs to a lab is found in the tree: labs/N-*/, plot/labN-*.gp,
+# data/reference/labN-*, tests/labN.bats and tests/PROG.bats for each of its
+# programs, and the handout's "## Lab N:" section. A lab left out whose
+# programs a kept lab runs (its lab_begin line names them) is refused.
 set -euo pipefail
 
 KIT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,9 +49,12 @@ PROG=starter.sh
 
 usage() {
 	cat <<-EOF
-	usage: grading/starter.sh [-o DIR] [--no-build]
+	usage: grading/starter.sh [-o DIR] [--labs LIST] [--no-build]
 	       grading/starter.sh --strip FILE
 	  -o DIR      where to write the starter kit (default dist/starter, in the kit)
+	  --labs LIST only these labs, e.g. 1,2,3,4 (default: every lab): the
+	              others' programs, lab scripts, figure scripts, tests,
+	              reference data and handout sections are left out
 	  --no-build  do not check that the starter compiles without warnings
 	  --strip FILE
 	              print FILE with its solution regions replaced by their stubs
@@ -148,12 +157,55 @@ looks_like_starter() {
 	[ -f "$1/Makefile" ] && [ -d "$1/labs" ] && [ ! -e "$1/grade.sh" ] && [ ! -d "$1/grading" ]
 }
 
+# drop_lab DIR N: removes lab N's files from the starter in DIR.
+drop_lab() {
+	local dir=$1 lab=$2 src prog
+	for src in "$dir"/labs/"$lab"-*/*.c; do
+		[ -e "$src" ] || continue
+		prog=$(basename "$src" .c)
+		rm -f "$dir/tests/$prog.bats"
+	done
+	rm -rf "$dir"/labs/"$lab"-* "$dir"/plot/lab"$lab"-*.gp "$dir"/data/reference/lab"$lab"-* "$dir/tests/lab$lab.bats"
+	# the handout's section: from the --- before "## Lab N:" to the next ---
+	python3 - "$dir/handout.md" "$lab" <<-'PY'
+	import re, sys
+	path, lab = sys.argv[1], sys.argv[2]
+	parts = re.split(r"(?m)^---\n", open(path, encoding="utf-8").read())
+	kept = [p for p in parts if not re.match(rf"\s*## Lab {lab}:", p)]
+	if len(kept) == len(parts):
+	    sys.exit(f"starter.sh: handout.md has no section '## Lab {lab}:' after a ---")
+	with open(path, "w", encoding="utf-8") as f:
+	    f.write("---\n".join(kept))
+	PY
+}
+
+# check_labs LIST: every lab in LIST exists, and no lab left out has a
+# program that a kept lab runs.
+check_labs() {
+	local keep=",$1," lab dir prog needs
+	for lab in ${1//,/ }; do
+		ls -d labs/"$lab"-* >/dev/null 2>&1 || die "--labs: there is no lab $lab (labs: $(ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|' | paste -sd, -))"
+	done
+	for dir in labs/[0-9]-*; do
+		lab=${dir#labs/}; lab=${lab%%-*}
+		[[ $keep == *",$lab,"* ]] || continue
+		# lab_begin "TITLE" PROG...: the programs the lab runs
+		needs=$(sed -n 's/^lab_begin "[^"]*" //p' "$dir"/lab*.sh)
+		for prog in $needs; do
+			src=$(ls labs/*/"$prog".c)
+			other=${src#labs/}; other=${other%%-*}
+			[[ $keep == *",$other,"* ]] || die "--labs $1: Lab $lab runs $prog, a program of Lab $other: keep Lab $other too"
+		done
+	done
+}
+
 make_starter() {
-	local out=$1 build=$2 parent tmp rel errors=0 regions=0 left
+	local out=$1 build=$2 labs=$3 parent tmp rel errors=0 regions=0 left lab name
 	case $out in /*) ;; *) out="$PWD/$out" ;; esac
 	parent=$(dirname "$out")
 	cd "$KIT"
 	[ "$(cd "$parent" 2>/dev/null && pwd)/$(basename "$out")" != "$KIT" ] || die "-o: $out is the kit itself"
+	[ -z "$labs" ] || check_labs "$labs"
 	if [ -e "$out" ] && ! looks_like_starter "$out"; then
 		die "$out exists and is not a starter kit (it has no Makefile and labs/, or has grade.sh): remove it or choose another -o"
 	fi
@@ -176,6 +228,17 @@ make_starter() {
 	# not get: the starter's README ends before it.
 	awk '/^## For instructors/ { exit } !/#for-instructors/' README.md >"$tmp/README.md"
 	rmdir "$tmp/tests/fixtures" 2>/dev/null || true
+	if [ -n "$labs" ]; then
+		for lab in $(ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|'); do
+			[[ ",$labs," == *",$lab,"* ]] || drop_lab "$tmp" "$lab"
+		done
+		# and the tests' helpers that no test left names (tests/NAME.py, .bash)
+		for rel in "$tmp"/tests/*.py "$tmp"/tests/*.bash; do
+			[ -e "$rel" ] || continue
+			name=$(basename "$rel"); name=${name%.*}
+			grep -qF -- "$name" "$tmp"/tests/*.bats || rm -f "$rel"
+		done
+	fi
 	# editor and build leftovers
 	find "$tmp" \( -name '*.tmp' -o -name '*~' -o -name '.*.swp' -o -name '*.o' \) -type f -delete
 
@@ -209,15 +272,18 @@ make_starter() {
 	fi
 	mv "$tmp" "$out"
 	rm -rf "$tmp.old"
-	echo "wrote $out: the kit with $regions solution regions replaced by their stubs, without grade.sh and grading/"
+	echo "wrote $out: the kit with $regions solution regions replaced by their stubs, without grade.sh and grading/${labs:+ (labs $labs only)}"
 }
 
 main() {
-	local out="$KIT/dist/starter" build=1 strip_file=""
+	local out="$KIT/dist/starter" build=1 strip_file="" labs=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-o) [ $# -ge 2 ] || usage_error "-o needs a DIR"; out=$2; shift 2 ;;
 		--no-build) build=0; shift ;;
+		--labs)
+			[[ ${2:-} =~ ^[1-9](,[1-9])*$ ]] || usage_error "--labs: '${2:-}' is not a list like 1,2"
+			labs=$2; shift 2 ;;
 		--strip) [ $# -ge 2 ] || usage_error "--strip needs a FILE"; strip_file=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage_error "unknown argument '$1'" ;;
@@ -228,7 +294,7 @@ main() {
 		strip "$strip_file" "$strip_file"
 		return
 	fi
-	make_starter "$out" "$build"
+	make_starter "$out" "$build" "$labs"
 }
 
 main "$@"

@@ -200,6 +200,7 @@ assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
 }
 
 @test "lab.sh launch_wall: elapsed seconds of N runs added up, not their CPU time" {
+	needs launch	# the starter's launch may be still to write
 	# Two 0.3 s sleeps take 0.6 s or more and almost no CPU: a sum of the
 	# CPU columns (user_s, sys_s) would read about 0.
 	run bash -c 'cd "$1" && SCRATCH="$2" BIN="$3" && source common/lab.sh && launch_wall 2 "sleep 0.3"' _ \

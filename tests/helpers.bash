@@ -17,11 +17,15 @@ lines() {
 	for ((i = 0; i < $2; i++)); do printf '%s\n' "$1"; done
 }
 
-# usage_fails: the last `run` was a usage error: status 2, a message, the usage.
+# usage_fails: the last `run` was a usage error: status 2, a message, the
+# usage's synopsis and where the rest is, not every option (which would
+# scroll the message away).
 # shellcheck disable=SC2154 # status and output are set by bats' run
 usage_fails() {
 	[ "$status" -eq 2 ] || { echo "status $status, expected 2: $output"; return 1; }
 	[[ $output == *"usage:"* ]] || { echo "no usage in: $output"; return 1; }
+	[[ ${lines[-1]} == "see "*" --help for every option" ]] || { echo "no 'see --help' last: $output"; return 1; }
+	! grep -qE '^ +-' <<<"$output" || { echo "the options listed, the whole usage: $output"; return 1; }
 }
 
 # unwritten PROG...: those of the PROGs still to be written, with their
@@ -33,7 +37,9 @@ unwritten() {
 	local prog src todo=()
 	for prog in "$@"; do
 		src=$(echo "$ROOT"/labs/*/"$prog".c)
-		if grep -q 'not_written(' "$src" && ! grep -q 'BEGIN[[:space:]]SOLUTION' "$src"; then
+		if [ ! -e "$src" ]; then
+			todo+=("$prog (not in this kit: its lab was left out)")
+		elif grep -q 'not_written(' "$src" && ! grep -q 'BEGIN[[:space:]]SOLUTION' "$src"; then
 			todo+=("$prog (${src#"$ROOT/"})")
 		fi
 	done

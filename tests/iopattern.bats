@@ -344,6 +344,31 @@ in_flight_run() {
 	[ "$status" -eq 0 ]
 }
 
+@test "a usage error: the line saying what is wrong, the synopsis, where the options are" {
+	run "$BIN/iopattern" -b 1000 --direct f
+	[ "$status" -eq 2 ]
+	[ "$output" = "iopattern: --op, --pattern and -b are required
+usage: iopattern --op read|write --pattern seq|stride|random -b IO_SIZE [options] FILE
+see iopattern --help for every option" ]
+}
+
+@test "built without liburing: --iodepth says so in one line, exit 1, no file; the rest runs" {
+	# the kit's Makefile and sources, built here with its probe switched off
+	mkdir kit
+	cp -R "$ROOT/Makefile" "$ROOT/common" "$ROOT/labs" kit/
+	make -s -C kit bin/iopattern IOLAB_NO_URING=1 CFLAGS="-std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -O1 -pthread" >make.log 2>&1 ||
+		{ cat make.log; return 1; }
+	! nm -D kit/bin/iopattern | grep -q io_uring || { echo "linked with liburing"; return 1; }
+	run kit/bin/iopattern --op read --pattern seq -b 4K --file-size 64K --iodepth 4 f
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == "iopattern: --iodepth needs io_uring, and this iopattern was built without liburing (install liburing-dev, then make)"* ]]
+	[ ! -e f ]
+	run kit/bin/iopattern --op read --pattern seq -b 4K --file-size 64K -r 1 --jobs 2 f
+	[ "$status" -eq 0 ]
+	[ ! -e f ]
+}
+
 @test "--iodepth and --jobs: bad values, and the two together, are usage errors" {
 	for bad in "--iodepth 0" "--iodepth 257" "--iodepth x" "--jobs 0" "--jobs 65" \
 		"--iodepth 2 --jobs 2" "--iodepth 2 --op write --sync each" "-b 512M --jobs 3"; do

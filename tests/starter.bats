@@ -13,7 +13,8 @@ FIX="$ROOT/tests/fixtures/starter"
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	make -s -C "$ROOT" starter DIST="$BATS_FILE_TMPDIR/dist" >starter.log 2>&1 || { cat starter.log >&2; return 1; }
-	make -s -C "$ROOT" autograder DIST="$BATS_FILE_TMPDIR/dist" GRADE_LABS=1 >autograder.log 2>&1 ||
+	# LABS=, the list make starter takes too
+	make -s -C "$ROOT" autograder DIST="$BATS_FILE_TMPDIR/dist" LABS=1 >autograder.log 2>&1 ||
 		{ cat autograder.log >&2; return 1; }
 
 	# The reference kit with Lab 1 done at tiny scale, handed in.
@@ -184,6 +185,10 @@ failing_json() {
 	# the README names none of the instructor's tools (the handout may say "grader")
 	run grep -nE 'make starter|make autograder|grade\.sh|grading/|For instructors|autograder' "$s/README.md"
 	[ "$status" -eq 1 ] || { echo "instructor material in the starter's README: $output"; return 1; }
+	# nor does the handout tell the student to run a grader they do not have
+	run grep -n 'grade\.sh' "$s/handout.md"
+	[ "$status" -eq 1 ] || { echo "the handout names grade.sh: $output"; return 1; }
+	[ "$(grep -c "^The course's grader runs these checks on your handin" "$s/handout.md")" -eq "$(ls -d "$s"/labs/[0-9]-* | wc -l)" ]
 	# no test file loads what the starter lacks
 	run grep -lE 'load grading|grading/' "$s"/tests/*.bats "$s"/tests/*.bash
 	[ "$status" -eq 1 ] || { echo "tests that need the grader: $output"; return 1; }
@@ -285,7 +290,11 @@ failing_json() {
 	[[ $output == *"fillcopy: not written yet: "*"(see labs/3-threads/fillcopy.c)"* ]]
 	[[ $output == *"pwriters: not written yet: "*"(see labs/4-writers/pwriters.c)"* ]]
 	[[ $output == *"iopattern: not written yet: "*"(see labs/5-patterns/iopattern.c)"* ]]
-	[[ $output == *"== Labs that did not finish:"* ]]
+	[[ $output == *"== Not done: the results above are incomplete"*"Labs that did not finish:"* ]]
+	# Lab 3 too stops at its unwritten function, cleanly: no rows, no gnuplot error
+	[[ $output == *"stopped at a program not written yet:"*" lab3"* ]]
+	[ ! -e "$s/data/lab3.csv" ]
+	[[ $output != *"STATS_"* && $output != *"undefined variable"* ]]
 	[[ $output == *"still to write (not_written() is still called in):"*"labs/1-interleave/launch.c"*"labs/5-patterns/iopattern.c"* ]]
 	[[ $output == *"== Summary"* ]]
 	[[ $output != *"Segmentation fault"* && $output != *"core dumped"* && $output != *Aborted* ]]
@@ -297,6 +306,38 @@ failing_json() {
 	[ "$status" -eq 3 ]
 	[ "$(grep -c 'not written yet' <<<"$output")" -eq 1 ]	# one message, whichever thread got there first
 	[ -z "$(find "$BATS_TEST_TMPDIR" -name 'pwriters.*')" ]
+}
+
+@test "make starter: a helper's test that runs a program still to write is skipped, naming it" {
+	s=$(STARTER)
+	run bats -f launch_wall "$s/tests/common.bats"
+	[ "$status" -eq 0 ]
+	[[ $output == *"# skip needs launch (labs/1-interleave/launch.c): still to be written"* ]]
+}
+
+@test "make starter LABS=1,2,3,4: the other labs' files and handout section are left out" {
+	s="$BATS_TEST_TMPDIR/four"
+	run bash "$ROOT/grading/starter.sh" -o "$s" --labs 1,2,3,4 --no-build
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ $output == *"(labs 1,2,3,4 only)"* ]]
+	[ "$(cd "$s" && ls -d labs/* | tr '\n' ' ')" = "labs/1-interleave labs/2-locking labs/3-threads labs/4-writers " ]
+	# what is Lab 5's, found from the tree: its programs' tests, its lab
+	# test, its figures, its reference data, its section; and the test
+	# helper only its tests used
+	for prog in $(cd "$ROOT" && ls labs/5-*/*.c | xargs -n1 basename | sed 's/\.c$//'); do
+		[ ! -e "$s/tests/$prog.bats" ] || { echo "left: tests/$prog.bats"; return 1; }
+	done
+	[ -z "$(cd "$s" && ls plot/lab5-* data/reference/lab5-* tests/lab5.bats tests/deny-io-uring.py 2>/dev/null)" ]
+	! grep -q '^## Lab 5:' "$s/handout.md" || { echo "Lab 5's section left"; return 1; }
+	grep -q '^## Lab 4:' "$s/handout.md" && grep -q '^## Glossary' "$s/handout.md"
+	[ -e "$s/tests/lab4.bats" ] && [ -e "$s/plot/lab4-datagen.gp" ] && [ -e "$s/tests/helpers.bash" ]
+	# its make knows only those labs
+	[ "$(make -s -C "$s" help | sed -n 's/^make labN .*: //p')" = "lab1 lab2 lab3 lab4" ]
+	# a lab whose programs a kept lab runs cannot be left out
+	run bash "$ROOT/grading/starter.sh" -o "$BATS_TEST_TMPDIR/two" --labs 2,3 --no-build
+	[ "$status" -eq 1 ]
+	[[ $output == *"--labs 2,3: Lab 2 runs launch, a program of Lab 1: keep Lab 1 too"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/two" ]
 }
 
 @test "grade.sh on the starter: a low score, exit 0, no grader error" {

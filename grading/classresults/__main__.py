@@ -20,8 +20,10 @@ USAGE = f"""usage: {PROG} merge [-j N] [--out CLASS] SUBMISSIONS
 
 
 def usage_error(message):
+    """What is wrong, the synopsis, where the rest is (as the kit's programs)."""
     print(f"{PROG}: {message}", file=sys.stderr)
-    print(USAGE, file=sys.stderr)
+    print("\n".join(USAGE.splitlines()[:2]), file=sys.stderr)
+    print(f"see {PROG} --help for every option", file=sys.stderr)
     sys.exit(2)
 
 
@@ -78,6 +80,8 @@ def run_merge(submissions, out, jobs):
           f"{out}/ in {time.monotonic() - start:.1f} s; {counts['rejected']} left out entirely")
     print("  left out of each file: " + ", ".join(
         f"{name} {n}" for name, n in counts["left"].items()))
+    if counts["copies"]:
+        print(f"  {counts['copies']} pair(s) of submissions with the same data: {out}/copies.csv")
     figures.draw(out, counts)
     print(f"the ids are keyed by {out}/.secret: share the CSVs and figures, never that file")
     return 0

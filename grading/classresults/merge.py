@@ -12,6 +12,9 @@ OUT, after a merge:
   submissions.csv   a row per submission merged: its machine and its
         measures (spec.METRICS), what the percentile lines compare with
   left-out.csv      sub, file, reason: what was left out, and why
+  copies.csv        sub, other_sub, file, what: submissions whose data file
+        is the same bytes, or that share a run of RUN timings (wall_s, each
+        with SIGNIFICANT digits or more) in a row: listed, not judged
   plot/             the figures' inputs; lab*.png the figures
   .secret           the key of the anonymous ids: keep it, share nothing of it
 """
@@ -39,6 +42,10 @@ POINT_COLUMNS = {
     "lab5-depth": ["iodepth", "iops"],
 }
 ID_HEX = 12
+# Timings that two honest machines do not share: RUN of them in a row, each
+# printed with SIGNIFICANT digits or more (0.000001 is common; 0.0432817 is not).
+RUN = 5
+SIGNIFICANT = 4
 
 
 class Usage(Exception):
@@ -170,6 +177,7 @@ def process(job):
             result["left"][f.name] = str(e)
             continue
         result["text"][f.name] = "".join(prefix + ",".join(raw) + "\n" for _, raw in rows)
+        result.setdefault("marks", {})[f.name] = fingerprints(f.name, files[f.name], [raw for _, raw in rows])
         summary = spec.SUMMARIES.get(f.name)
         if summary:
             metrics, points = summary([v for v, _ in rows])
@@ -193,6 +201,7 @@ class Outputs:
             self.open(f"plot/{fig}.csv", MACHINE_COLUMNS + cols)
         self.open("submissions.csv", MACHINE_COLUMNS + ["memory"] + [m[0] for m in spec.METRICS])
         self.open("left-out.csv", ["sub", "file", "reason"])
+        self.open("copies.csv", ["sub", "other_sub", "file", "what"])
 
     def open(self, rel, header):
         path = os.path.join(self.out, rel)
@@ -241,6 +250,7 @@ def merge(submissions, out, jobs=2, log=print):
         raise OSError("two submissions with the same id: run again with a new CLASS directory")
 
     counts = {"submissions": len(found), "merged": 0, "rejected": 0, "machines": set(),
+              "copies": 0, "seen": {},
               "left": {f.name: 0 for f in spec.FILES}, "missing": {f.name: 0 for f in spec.FILES},
               "drawn": {fig: set() for fig in POINT_COLUMNS},
               "machines_drawn": {fig: set() for fig in POINT_COLUMNS}}
@@ -275,9 +285,10 @@ def record(result, outputs, counts, log):
         for f in spec.FILES:
             counts["left"][f.name] += 1
         why = printable(result["reject"].replace(result["name"], "submission"))
-        log(f"left out {name} (sub {sub}): {why}")
-        # The reason may quote names from inside the archive: OUT gets none.
-        outputs.row("left-out.csv", [sub, "*", "could not be read safely (the merge's output says why)"])
+        log(f"left out {name} (sub {sub}): {reader.plain(why)}")
+        # OUT may be shared: the reason without the names from inside the
+        # archive (reader.quote() marks them), nor the submission's own.
+        outputs.row("left-out.csv", [sub, "*", reader.public(why)])
         return
     ident, machine = result["ident"], result["ident"][1]
     counts["merged"] += 1
@@ -302,3 +313,34 @@ def record(result, outputs, counts, log):
     if result["left"]:
         reasons = "; ".join(printable(r) for r in result["left"].values())
         log(f"left out of the class figures, {name} (sub {sub}): {reasons}")
+    copies(result, outputs, counts, log)
+
+
+def fingerprints(name, data, raw_rows):
+    """What copies() compares of one data file: its bytes' digest, and a
+    digest per RUN consecutive rows whose wall_s all have SIGNIFICANT
+    digits or more."""
+    marks = {("file", hashlib.sha256(data).hexdigest())}
+    wall = spec.BY_NAME[name].column_names.index("wall_s")
+    walls = [raw[wall] for raw in raw_rows]
+    for i in range(len(walls) - RUN + 1):
+        run = walls[i:i + RUN]
+        if all(len(w.split("e")[0].split("E")[0].replace(".", "").lstrip("0")) >= SIGNIFICANT for w in run):
+            marks.add(("run", hashlib.sha256(",".join(run).encode()).hexdigest()[:16]))
+    return marks
+
+
+def copies(result, outputs, counts, log):
+    """Lists this submission beside each earlier one whose data file is the
+    same bytes or shares a run of timings: a row per pair and file."""
+    sub, found = result["sub"], {}
+    for fname, marks in sorted(result.get("marks", {}).items()):
+        for kind, digest in sorted(marks):	# "file" first: the same bytes says it all
+            other = counts["seen"].setdefault((fname, kind, digest), sub)
+            if other != sub:
+                found.setdefault((other, fname), "the same bytes" if kind == "file"
+                                 else f"{RUN} timings in a row the same")
+    for (other, fname), what in sorted(found.items()):
+        outputs.row("copies.csv", [sub, other, fname, what])
+        counts["copies"] += 1
+        log(f"copies? sub {sub} and sub {other}: {fname}, {what}")

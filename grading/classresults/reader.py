@@ -49,6 +49,23 @@ class Rejected(Exception):
     """A submission that cannot be read safely; the message says why."""
 
 
+def quote(name):
+    """A name from inside a submission, as messages show it: «name», ASCII,
+    at most 80 characters. public() hides what is between the marks."""
+    return "\u00ab" + name[:80].encode("ascii", "backslashreplace").decode() + "\u00bb"
+
+
+def plain(reason):
+    """A reason as the instructor reads it: the names, without the marks."""
+    return reason.replace("\u00ab", "").replace("\u00bb", "")
+
+
+def public(reason):
+    """A reason with every quoted name replaced: what left-out.csv, which
+    may be shared with the class, says. (quote() leaves no mark inside.)"""
+    return re.sub("\u00ab[^\u00bb]*\u00bb", "(a name)", reason)
+
+
 def wanted_key(name):
     """data/lab1.csv (or TOP/data/lab1.csv) -> lab1.csv; None if not wanted."""
     m = WANTED_RE.fullmatch(name)
@@ -62,9 +79,9 @@ def safe_name(raw):
         name = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise Rejected("a member name that is not UTF-8") from None
-    shown = name[:80].encode("ascii", "backslashreplace").decode()
+    shown = quote(name)
     if not name or "\0" in name or any(ord(c) < 32 for c in name):
-        raise Rejected(f"a member name with control characters: {shown!r}")
+        raise Rejected(f"a member name with control characters: {quote(repr(name))}")
     if name.startswith("/"):
         raise Rejected(f"an absolute member name: {shown}")
     parts = [p for p in name.split("/") if p not in ("", ".")]
@@ -192,7 +209,7 @@ def read_tar(stream, what, wanted):
             name = safe_name(name)
         except Rejected as e:
             raise Rejected(f"{what}: {e}") from None
-        shown = name[:80]
+        shown = quote(name)
         if kind == b"5":
             pass		# a directory: nothing to read
         elif kind not in (b"0", b"\0", b"7"):
@@ -234,10 +251,10 @@ def _open_nofollow(name, dir_fd, directory=False):
         return os.open(name, flags, dir_fd=dir_fd)
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise Rejected(f"{name} is a symbolic link") from None
+            raise Rejected(f"{quote(name)} is a symbolic link") from None
         if e.errno == errno.ENOTDIR:
-            raise Rejected(f"{name} is not a directory") from None
-        raise Rejected(f"{name}: {e.strerror}") from None
+            raise Rejected(f"{quote(name)} is not a directory") from None
+        raise Rejected(f"{quote(name)}: {e.strerror}") from None
 
 
 def _read_regular(name, dir_fd, limit):
@@ -245,9 +262,9 @@ def _read_regular(name, dir_fd, limit):
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise Rejected(f"{name} is not a regular file")
+            raise Rejected(f"{quote(name)} is not a regular file")
         if st.st_size > limit:
-            raise Rejected(f"{name} has {st.st_size} bytes, more than {limit >> 20} MiB")
+            raise Rejected(f"{quote(name)} has {st.st_size} bytes, more than {limit >> 20} MiB")
         chunks, total = [], 0
         while True:
             data = os.read(fd, 1 << 16)
@@ -255,7 +272,7 @@ def _read_regular(name, dir_fd, limit):
                 return b"".join(chunks)
             total += len(data)
             if total > limit:
-                raise Rejected(f"{name} grew past {limit >> 20} MiB while read")
+                raise Rejected(f"{quote(name)} grew past {limit >> 20} MiB while read")
             chunks.append(data)
     finally:
         os.close(fd)
@@ -299,14 +316,14 @@ def read_directory(path, what, wanted):
         names = _listing(top, what)
         bad = sorted(n for n, k in names.items() if k in ("link", "other"))
         if bad:
-            raise Rejected(f"{what}: {bad[0][:80]} is a link or special file")
+            raise Rejected(f"{what}: {quote(bad[0])} is a link or special file")
         tarball = _pick_tarball([n for n, k in names.items() if k == "file"], what)
         if tarball:
             fd = _open_nofollow(tarball, top)
             with os.fdopen(fd, "rb") as f:
                 if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                    raise Rejected(f"{what}: {tarball} is not a regular file")
-                return read_targz(f, f"{what}/{tarball}", wanted)
+                    raise Rejected(f"{what}: {quote(tarball)} is not a regular file")
+                return read_targz(f, f"{what}/{quote(tarball)}", wanted)
         data_dirs = [n for n, k in names.items() if k == "dir" and n == "data"]
         if not data_dirs:
             for sub, kind in sorted(names.items()):
@@ -389,7 +406,10 @@ def zip_submissions(zf):
             continue		# the metadata file, or a stray file at the root
         folder, inner = rest.split("/", 1)
         if folder and not folder.startswith("."):
-            groups.setdefault(folder, []).append((inner, info))
+            entries = groups.setdefault(folder, [])
+            # `zip -r` records each directory, the folder's own too: no file
+            if inner and not info.is_dir():
+                entries.append((inner, info))
     return groups
 
 
@@ -400,22 +420,24 @@ def read_zip_folder(zip_path, entries, what, wanted):
         for inner, info in entries:
             if len(files) >= MAX_MEMBERS:
                 raise Rejected(f"{what}: more than {MAX_MEMBERS} files")
+            if info.is_dir():
+                continue
             name = safe_name(inner.encode("utf-8"))
-            if info.is_dir() or not name:
+            if not name:
                 continue
             kind = stat.S_IFMT(info.external_attr >> 16)	# 0: no Unix mode recorded
             if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
-                raise Rejected(f"{what}: {name[:80]} is a link or special file")
+                raise Rejected(f"{what}: {quote(name)} is a link or special file")
             if info.flag_bits & 0x1:
-                raise Rejected(f"{what}: {name[:80]} is encrypted")
+                raise Rejected(f"{what}: {quote(name)} is encrypted")
             files[name] = info
         tarball = _pick_tarball(list(files), what)
         if tarball and tarball.count("/") <= 1:
             info = files[tarball]
             if info.file_size > MAX_TOTAL:
-                raise Rejected(f"{what}: {tarball} is larger than {MAX_TOTAL >> 20} MiB")
+                raise Rejected(f"{what}: {quote(tarball)} is larger than {MAX_TOTAL >> 20} MiB")
             with zf.open(info) as member:
-                return read_targz(member, f"{what}/{tarball}", wanted)
+                return read_targz(member, f"{what}/{quote(tarball)}", wanted)
         found = {}
         for name, info in sorted(files.items()):
             key = wanted_key(name) or name
@@ -424,11 +446,11 @@ def read_zip_folder(zip_path, entries, what, wanted):
             if key in found:
                 raise Rejected(f"{what}: data/{key} twice")
             if info.file_size > MAX_FILE:
-                raise Rejected(f"{what}: {name[:80]} has {info.file_size} bytes, "
+                raise Rejected(f"{what}: {quote(name)} has {info.file_size} bytes, "
                                f"more than {MAX_FILE >> 20} MiB")
             try:
                 with zf.open(info) as member:
                     found[key] = Limited(member, MAX_FILE, what).read(MAX_FILE + 1)
             except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as e:
-                raise Rejected(f"{what}: {name[:80]} cannot be read ({one_line(e)})") from None
+                raise Rejected(f"{what}: {quote(name)} cannot be read ({one_line(e)})") from None
         return found

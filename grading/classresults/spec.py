@@ -11,6 +11,7 @@ the one-number measures a student is placed by (METRICS).
 When a lab's CSV changes, this file is the one to edit.
 """
 
+import re
 import statistics
 
 from .values import Bad
@@ -21,6 +22,16 @@ GIB = 1 << 30
 # equal trials to mean anything; above it, 3 equal trials are a forgery.
 FORGE_MIN_SECONDS = 1e-3
 FORGE_MIN_SAMPLES = 3
+
+# Rates no machine a student has reaches, whatever the other columns say.
+# Bytes: 1 TiB/s per thread is past the L1 cache bandwidth of any core (two
+# 64-byte loads a cycle at 6 GHz, 768 GB/s), so past memory (a whole
+# server's DDR5, about 0.5 TB/s) and far past any disk (PCIe 5 NVMe, about
+# 14 GB/s). I/Os: 10^7 a second per thread is under 100 ns per read or
+# write, less than a system call's entry and exit with a file lookup take
+# (an io_uring request costs the kernel about as much).
+MAX_MIB_S_PER_THREAD = float(1 << 20)
+MAX_IOPS_PER_THREAD = 1e7
 
 
 class DataFile:
@@ -35,51 +46,76 @@ class DataFile:
         return [c for c, _, _ in self.columns]
 
 
-def near(measured, expected, rel=0.02, absolute=0.06):
-    """measured agrees with expected to within rel (or the last printed digit)."""
-    return abs(measured - expected) <= max(rel * expected, absolute)
+def half_unit(text):
+    """Half the last printed digit of a number as the CSV wrote it: the
+    most its rounding moved it ("0.000012" -> 5e-7, "2e-06" -> 5e-7)."""
+    m = re.fullmatch(r"[0-9]*(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?", text)
+    if not m:
+        return 0.0
+    return 0.5 * 10.0 ** (int(m.group(2) or 0) - len(m.group(1) or ""))
 
 
-def lines_add_up(v):
+def rate_agrees(rate, amount, wall, half, rel=0.02, absolute=0.06):
+    """rate agrees with amount / the true time, which lies within half of
+    the printed wall: at any duration, even one printed as 0 (then the rate
+    must be at least amount / half). rel and absolute allow for the
+    rounding of the rate itself."""
+    low = amount / (wall + half) if wall + half > 0 else 0.0
+    high = amount / (wall - half) if wall > half else float("inf")
+    return low * (1 - rel) - absolute <= rate <= high * (1 + rel) + absolute
+
+
+def lines_add_up(v, half):
     if v["lost_lines"] + v["lines_found"] != v["lines_written"]:
         return "lines_found + lost_lines is not lines_written"
     return None
 
 
-def lab3_check(v):
+# A row's check: v its values, half the rounding of its printed wall_s.
+def lab3_check(v, half):
     if v["threads"] < 1 or v["bytes"] < 1:
         return "threads and bytes must be at least 1"
     # --passes N: the fill and the copy go N times over the buffer, the dump once
     passes = (v.get("passes") or 1) if v["phase"] != "dump" else 1
-    expected = passes * v["bytes"] / MIB / v["wall_s"] if v["wall_s"] else 0
-    if v["wall_s"] >= 1e-3 and not near(v["mib_s"], expected):
-        return f"mib_s {v['mib_s']} is not bytes / wall_s ({expected:.1f})"
+    if not rate_agrees(v["mib_s"], passes * v["bytes"] / MIB, v["wall_s"], half):
+        return f"mib_s {v['mib_s']:g} is not bytes / wall_s ({v['wall_s']:g} s)"
     return None
 
 
-def memcpy_check(v):
-    if v["wall_s"] >= 1e-3 and not near(v["mib_s"], v["bytes"] / MIB / v["wall_s"]):
+def memcpy_check(v, half):
+    if not rate_agrees(v["mib_s"], v["bytes"] / MIB, v["wall_s"], half):
         return "mib_s is not bytes / wall_s"
     return None
 
 
-def writers_check(v):
+def writers_check(v, half):
     total = v["files"] * v["bytes_per_file"]
     if v["files"] < 1:
         return "files must be at least 1"
-    if v["wall_s"] >= 1e-3 and not near(v["mib_s"], total / MIB / v["wall_s"]):
+    if not rate_agrees(v["mib_s"], total / MIB, v["wall_s"], half):
         return "mib_s is not files * bytes_per_file / wall_s"
     return None
 
 
-def lab5_check(v):
-    if v["wall_s"] >= 1e-3:
-        if not near(v["iops"], v["ios"] / v["wall_s"], absolute=1):
-            return f"iops {v['iops']:g} is not ios / wall_s ({v['ios'] / v['wall_s']:.0f})"
-        if not near(v["mib_s"], v["bytes"] / MIB / v["wall_s"]):
-            return "mib_s is not bytes / wall_s"
+def lab5_check(v, half):
+    if not rate_agrees(v["iops"], v["ios"], v["wall_s"], half, absolute=1):
+        return f"iops {v['iops']:g} is not ios / wall_s ({v['wall_s']:g} s)"
+    if not rate_agrees(v["mib_s"], v["bytes"] / MIB, v["wall_s"], half):
+        return "mib_s is not bytes / wall_s"
     if v["ios"] > 0 and v["bytes"] == 0:
         return "ios without bytes"
+    return None
+
+
+def physical(v):
+    """A rate no machine reaches (MAX_*_PER_THREAD), or None."""
+    threads = max(v.get("threads") or 1, v.get("jobs") or 1)
+    if v.get("mib_s") is not None and v["mib_s"] > MAX_MIB_S_PER_THREAD * threads:
+        return (f"mib_s {v['mib_s']:g} with {threads} thread(s): more than "
+                f"{MAX_MIB_S_PER_THREAD * threads:g}, past any machine's memory")
+    if v.get("iops") is not None and v["iops"] > MAX_IOPS_PER_THREAD * threads:
+        return (f"iops {v['iops']:g} with {threads} thread(s): more than "
+                f"{MAX_IOPS_PER_THREAD * threads:g}, under 100 ns an I/O")
     return None
 
 
@@ -154,11 +190,14 @@ LABS = sorted({f.lab for f in FILES})
 
 
 def check_file(spec, rows):
-    """Rows that cannot be, and forged trials: every trial of one
-    configuration with exactly the same time. Raises Bad."""
+    """Rows that cannot be (their own columns disagree at the precision
+    printed, or a rate past what any machine reaches), and forged trials:
+    every trial of one configuration with exactly the same time. Raises Bad."""
     times = {}
-    for line, (v, _) in enumerate(rows, start=2):
-        why = spec.check(v) if spec.check else None
+    wall = spec.column_names.index("wall_s")
+    for line, (v, raw) in enumerate(rows, start=2):
+        why = spec.check(v, half_unit(raw[wall])) if spec.check else None
+        why = why or physical(v)
         if why:
             raise Bad(f"{spec.name} line {line}: {why}")
         times.setdefault(tuple(v.get(c) for c in spec.config), []).append(v["wall_s"])

@@ -56,15 +56,18 @@ echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 
 # run_fillcopy RNG PAGES PREFAULT THREADS...: one run per thread count, its
 # rows into the CSV. Each thread count is printed when its run is done.
 run_fillcopy() {
-	local rng=$1 pages=$2 prefault=$3 threads row options=()
+	local rng=$1 pages=$2 prefault=$3 threads row out options=()
 	shift 3
 	printf '%s' "trial $trial/$trials: $size, rng $rng, $pages pages, ${prefault/first-touch/first-touch faults}, threads"
 	# prefaulted xoshiro: $passes passes (rand() lasts long enough in one)
 	[ "$prefault" != --prefault ] || options=(--prefault)
 	[ "$prefault" != --prefault ] || [ "$rng" != xoshiro ] || [ "$pages" != 4k ] || options+=(--passes "$passes")
 	for threads in "$@"; do
-		for row in $("$BIN/fillcopy" -t "$threads" -s "$size" -d "$SCRATCH" --rng "$rng" \
-			--pages "$pages" "${options[@]}" --csv | tail -n +2); do
+		# fillcopy failing stops the lab with its status (3: a part not
+		# written yet), after ending the progress line
+		out=$("$BIN/fillcopy" -t "$threads" -s "$size" -d "$SCRATCH" --rng "$rng" \
+			--pages "$pages" "${options[@]}" --csv) || { status=$?; echo; exit "$status"; }
+		for row in $(tail -n +2 <<<"$out"); do
 			csv_row "$trial,$row"
 		done
 		printf ' %s' "$threads"

@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <liburing.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -35,6 +34,15 @@
 #include "rng.h"
 #include "stats.h"
 #include "timing.h"
+
+/* The Makefile defines IOLAB_HAVE_URING when liburing's headers and library
+ * are there (Debian, Ubuntu: liburing-dev). Without them iopattern is built
+ * all the same, and --iodepth says it was built without io_uring. */
+#ifdef IOLAB_HAVE_URING
+#include <liburing.h>
+#else
+struct io_uring { char unused; };
+#endif
 
 static const char usage[] =
 	"usage: iopattern --op read|write --pattern seq|stride|random -b IO_SIZE [options] FILE\n"
@@ -51,7 +59,8 @@ static const char usage[] =
 	"  -S, --sync none|end|each   writes: no fsync (default), one fsync at the end\n"
 	"                             inside the timing, or one after every write\n"
 	"  -q, --iodepth N            io_uring: keep N I/Os in flight (1 to 256); the\n"
-	"                             program stops if the system refuses io_uring\n"
+	"                             program stops if the system refuses io_uring,\n"
+	"                             or if it was built without liburing\n"
 	"  -j, --jobs N               N threads share the I/Os, each doing one\n"
 	"                             pread/pwrite at a time (default 1)\n"
 	"      --pages 4k|huge        the I/O buffers' pages: 4 KiB (default), or huge\n"
@@ -387,6 +396,7 @@ static uint64_t run_jobs(const struct config *c, int fd, char **bufs, const uint
  * completions when its thread asks for them (as fio does) saw 1, 11 or 20
  * at a time: new requests reach the disk while older ones are served.
  */
+#ifdef IOLAB_HAVE_URING
 static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, char **bufs,
 			 const uint64_t *off, int64_t *lat, unsigned *most)
 {
@@ -414,7 +424,7 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 				io_uring_prep_read(sqe, fd, bufs[slot], (unsigned)c->io, off[next]);
 			else
 				io_uring_prep_write(sqe, fd, bufs[slot], (unsigned)c->io, off[next]);
-			io_uring_sqe_set_data64(sqe, slot);
+			io_uring_sqe_set_data(sqe, (void *)(uintptr_t)slot);
 			slot_io[slot] = next;
 			slot_start[slot] = now;
 		}
@@ -437,7 +447,7 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 		unsigned head, seen = 0;
 
 		io_uring_for_each_cqe(ring, head, cqe) {
-			unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
+			unsigned slot = (unsigned)(uintptr_t)io_uring_cqe_get_data(cqe);
 			uint64_t i = slot_io[slot];
 
 			if (cqe->res < 0) {
@@ -466,7 +476,7 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 	// TODO: keep up to c->depth I/Os in flight, as the comment above says:
 	// slot s uses bufs[s] (keep, per slot, which I/O it holds and when it was
 	// submitted); io_uring_get_sqe, io_uring_prep_read or _write,
-	// io_uring_sqe_set_data64(sqe, s), io_uring_submit(ring), then, if
+	// io_uring_sqe_set_data(sqe, (void *)(uintptr_t)s), io_uring_submit(ring), then, if
 	// io_uring_cq_ready(ring) is 0, io_uring_wait_cqe(ring, &cqe),
 	// io_uring_for_each_cqe and io_uring_cq_advance (man 7 io_uring); finish
 	// a short transfer with transfer(). For every I/O i: lat[i], and
@@ -475,6 +485,7 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 	not_written("run_ring(): the io_uring loop of --iodepth");
 	*/
 }
+#endif
 
 /* One timed trial: one I/O at a time, --jobs threads or --iodepth with io_uring. */
 static struct trial run_trial(const struct config *c, struct io_uring *ring, int fd,
@@ -483,8 +494,12 @@ static struct trial run_trial(const struct config *c, struct io_uring *ring, int
 	struct trial t = { 0 };
 	int64_t cpu0 = process_cpu_ns(), start = now_ns(), sum = 0;
 
-	t.data_sum = c->depth > 0 ? run_ring(c, ring, fd, bufs, off, lat, &t.most)
-				  : run_jobs(c, fd, bufs, off, lat, &t.most);
+#ifdef IOLAB_HAVE_URING
+	if (c->depth > 0)
+		t.data_sum = run_ring(c, ring, fd, bufs, off, lat, &t.most);
+	else
+#endif
+		t.data_sum = run_jobs(c, fd, bufs, off, lat, &t.most);
 	if (c->sync == SYNC_END && fsync(fd) != 0)
 		die_errno(c->path);
 	int64_t wall = now_ns() - start;
@@ -692,16 +707,25 @@ int main(int argc, char **argv)
 	 * sysctl, a container's seccomp filter), say so and stop, never fall
 	 * back to something else under the same name. The ring posts
 	 * completions only when this thread asks for them (Linux 6.1+; see
-	 * run_ring), as fio sets up its rings; an older kernel gets a plain one. */
+	 * run_ring), as fio sets up its rings; an older kernel, or liburing's
+	 * headers before 2.3 (Ubuntu 22.04 has 2.1), get a plain one. */
 	if (c.depth > 0) {
+#ifndef IOLAB_HAVE_URING
+		die("--iodepth needs io_uring, and this iopattern was built without liburing "
+		    "(install liburing-dev, then make); without --iodepth, I/O is one "
+		    "pread/pwrite at a time");
+#else
+#ifdef IORING_SETUP_DEFER_TASKRUN
 		err = io_uring_queue_init((unsigned)c.depth, &ring,
 					  IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
 		if (err == -EINVAL)
+#endif
 			err = io_uring_queue_init((unsigned)c.depth, &ring, 0);
 		if (err != 0)
 			die("--iodepth needs io_uring, which this system refuses (io_uring_setup: "
 			    "%s); without --iodepth, I/O is one pread/pwrite at a time",
 			    strerror(-err));
+#endif
 	}
 	cleanup_init();
 	fd = create_file(&c);
@@ -766,8 +790,10 @@ int main(int argc, char **argv)
 		die_errno("stdout");
 	if ((iofd != fd && close(iofd) != 0) || close(fd) != 0)
 		die_errno(c.path);
+#ifdef IOLAB_HAVE_URING
 	if (c.depth > 0)
 		io_uring_queue_exit(&ring);
+#endif
 	free(x);
 	free(scratch);
 	free(bufs);	/* their mapping goes with the process */

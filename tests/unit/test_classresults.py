@@ -245,6 +245,39 @@ class Zips(unittest.TestCase):
             with self.assertRaisesRegex(reader.Rejected, "link"):
                 reader.read_zip_folder(path, groups["submission_3"], "s3", WANTED)
 
+    def test_directory_entries(self):
+        """`zip -r` records every directory, each submission's folder too."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "export.zip")
+            with zipfile.ZipFile(path, "w") as z:
+                for d in ("export/", "export/submission_1/", "export/submission_1/data/",
+                          "export/submission_2/"):
+                    z.writestr(d, b"")
+                z.writestr("export/submission_1/data/lab1.csv", b"a\n")
+            with zipfile.ZipFile(path) as z:
+                groups = reader.zip_submissions(z)
+            self.assertEqual(sorted(groups), ["submission_1", "submission_2"])
+            self.assertEqual(reader.read_zip_folder(path, groups["submission_1"], "s1", WANTED),
+                             {"lab1.csv": b"a\n"})
+            self.assertEqual(reader.read_zip_folder(path, groups["submission_2"], "s2", WANTED), {})
+
+    def test_public_reasons_name_nothing_from_inside(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "export.zip")
+            with zipfile.ZipFile(path, "w") as z:
+                link = zipfile.ZipInfo("export/submission_1/Jane Doe's notes.txt")
+                link.external_attr = (stat.S_IFLNK | 0o777) << 16
+                z.writestr(link, "/etc/passwd")
+            with zipfile.ZipFile(path) as z:
+                groups = reader.zip_submissions(z)
+            with self.assertRaises(reader.Rejected) as e:
+                reader.read_zip_folder(path, groups["submission_1"], "submission", WANTED)
+        self.assertIn("Jane Doe", str(e.exception))	# the instructor's log says which
+        self.assertEqual(reader.public(str(e.exception)),
+                         "submission: (a name) is a link or special file")
+        # a name that tries to close the quotation early is escaped inside it
+        self.assertEqual(reader.public("x: " + reader.quote("a\u00bb b") + " is bad"), "x: (a name) is bad")
+
 
 def lab2_rows(walls):
     """lab2.csv parsed: the sweep at K=1 with flush, one row per wall time."""
@@ -276,6 +309,79 @@ class Checks(unittest.TestCase):
         forged = "random-read,direct,read,random,4096,1,1,256,1048576,0.01,100,99999\n"
         with self.assertRaisesRegex(Bad, "iops 99999 is not ios / wall_s"):
             spec.check_file(f, values.read_csv((head + forged).encode(), f.columns, "lab5.csv"))
+
+    def test_consistent_at_any_duration(self):
+        """Under 1 ms too: the rate must agree with the time as printed,
+        rounding included; a time printed as 0 still bounds the rate."""
+        f = spec.BY_NAME["lab5.csv"]
+        head = ("experiment,series,op,pattern,io_bytes,direct,trial,ios,bytes,wall_s,mib_s,iops\n")
+
+        def check(row):
+            spec.check_file(f, values.read_csv((head + row).encode(), f.columns, "lab5.csv"))
+        # 1 I/O of 4 KiB in 12 us (printed to the microsecond): 83333 IOPS, 325.5 MiB/s
+        check("random-read,cached,read,random,4096,0,1,1,4096,0.000012,325.5,83333\n")
+        check("random-read,cached,read,random,4096,0,1,1,4096,0.000012,315.0,80645\n")	# 12.4 us, printed 12
+        with self.assertRaisesRegex(Bad, "iops 1e\\+12 is not ios / wall_s"):
+            check("random-read,cached,read,random,4096,0,1,1,4096,0.000012,325.5,1e12\n")
+        with self.assertRaisesRegex(Bad, "mib_s is not bytes / wall_s"):
+            check("random-read,cached,read,random,4096,0,1,1,4096,0.000012,9000,83333\n")
+        # printed as 0: at least 1 I/O in half a microsecond, 2e6 IOPS; fewer cannot be
+        with self.assertRaisesRegex(Bad, "iops 100 is not ios / wall_s"):
+            check("random-read,cached,read,random,4096,0,1,1,4096,0.000000,0.4,100\n")
+
+    def test_rates_no_machine_reaches(self):
+        f = spec.BY_NAME["lab5.csv"]
+        head = ("experiment,series,op,pattern,io_bytes,direct,jobs,trial,ios,bytes,wall_s,mib_s,iops\n")
+
+        def check(row):
+            spec.check_file(f, values.read_csv((head + row).encode(), f.columns, "lab5.csv"))
+        # consistent, but 2e7 I/Os a second in one thread: 50 ns each
+        with self.assertRaisesRegex(Bad, "iops 2e\\+07 with 1 thread\\(s\\): more than 1e\\+07"):
+            check("random-read,cached,read,random,1,0,1,1,20000000,20000000,1.000000,19.07,2e7\n")
+        check("random-read,cached,read,random,1,0,4,1,20000000,20000000,1.000000,19.07,2e7\n")	# 4 threads
+        # 2 TiB/s: past any core's caches
+        with self.assertRaisesRegex(Bad, "mib_s 2.09715e\\+06 with 1 thread"):
+            check("read-size,cached,read,seq,1073741824,0,1,1,2048,2199023255552,1.000000,2097152,2048\n")
+        f = spec.BY_NAME["lab3-membw.csv"]
+        rows = values.read_csv(b"trial,threads,op,bytes,wall_s,mib_s\n1,1,copy,1048576,0.000001,2000000\n",
+                               f.columns, "lab3-membw.csv")
+        with self.assertRaisesRegex(Bad, "past any machine's memory"):
+            spec.check_file(f, rows)
+
+
+class Copies(unittest.TestCase):
+    HEAD = ("experiment,lines_per_lock,flush,lock,sync,trial,writer,lines_written,wall_s,"
+            "lines_found,lost_lines\n")
+
+    def merge_two(self, a, b):
+        """Merges two submissions whose lab2.csv bodies are a and b; copies.csv's rows."""
+        machine = b"cpu: x\ncores: 2\nkernel: k\nscratch_dir_fs: ext4\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            subs = os.path.join(tmp, "subs")
+            os.mkdir(subs)
+            for name, body in (("alice", a), ("bob", b)):
+                with open(os.path.join(subs, name + ".tar.gz"), "wb") as out:
+                    out.write(tar_gz([regular("iolab-handin/data/machine.txt", machine),
+                                      regular("iolab-handin/data/lab2.csv", (self.HEAD + body).encode())]))
+            merge.merge(subs, os.path.join(tmp, "out"), jobs=1, log=lambda line: None)
+            with open(os.path.join(tmp, "out", "copies.csv")) as f:
+                return [line.split(",", 2)[2].strip() for line in f.readlines()[1:]]
+
+    def rows(self, walls):
+        return "".join(f"sweep,1,1,flock,none,{i // 2 + 1},{'AB'[i % 2]},100,{w},100,0\n"
+                       for i, w in enumerate(walls))
+
+    def test_identical_and_shared_runs(self):
+        walls = [f"0.0{4321 + 7 * i}" for i in range(8)]
+        self.assertEqual(self.merge_two(self.rows(walls), self.rows(walls)), ["lab2.csv,the same bytes"])
+        # one row changed: five timings in a row are still the other's
+        other = walls[:7] + ["0.051234"]
+        self.assertEqual(self.merge_two(self.rows(walls), self.rows(other)),
+                         ["lab2.csv,5 timings in a row the same"])
+        # honest machines: timings at the clock's resolution may match, long ones not
+        short = ["0.000003"] * 8
+        self.assertEqual(self.merge_two(self.rows(short), self.rows(short[:7] + ["0.000004"])), [])
+        self.assertEqual(self.merge_two(self.rows(walls), self.rows(walls[::-1])), [])
 
 
 class Percentiles(unittest.TestCase):
