@@ -223,6 +223,8 @@ def run_check(g, c, left):
         note = c.fn(g)
         return "PASS", clean(note) if isinstance(note, str) else None
     except Fail as f:
+        if limit < c.timeout and time.monotonic() > g.deadline - 1:
+            return "STOPPED", f"stopped: the grading's time ran out during this check ({clean(f.message, lines=2)})"
         return "FAIL", clean(f.message) + (f"\nreproduce: {clean(f.reproduce)}" if f.reproduce else "")
     except Skip as s:
         return "SKIP", clean(str(s))
@@ -288,7 +290,7 @@ def labs_txt(data, known):
         notes.append("labs.txt: more than 200 bytes: the rest ignored")
     if not labs:
         notes.append(f"labs.txt names no lab of this course: every lab graded ({','.join(map(str, known))})")
-    return (sorted(labs) or None), notes[:10]
+    return (sorted(labs) or None), list(dict.fromkeys(notes))[:10]
 
 
 def labs_of(sub):
@@ -333,8 +335,6 @@ def grade_one(args):
         if args.labs:
             named, notes = args.labs, []
         labs = named or kit_labs()
-        for line in notes:
-            print(f"note: {line}")
         checks, modules = load(labs)
         if subprocess.run(["make", "-s", "-C", KIT, "all"], stdout=subprocess.DEVNULL).returncode != 0:
             raise GraderError(f"the kit itself does not build: run make in {KIT}")
