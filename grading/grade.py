@@ -239,8 +239,14 @@ def run_check(g, c, left):
         g.box.end_processes()
 
 
+_TERMINATED = []    # a SIGTERM came: the grading was stopped from outside
+
+
 def _out_of_time(signum, frame):
-    raise OutOfTime("SIGTERM" if signum == signal.SIGTERM else "time limit")
+    if signum == signal.SIGTERM:
+        _TERMINATED.append(True)
+        raise OutOfTime("SIGTERM")
+    raise OutOfTime("time limit")
 
 
 def protect(path, what):
@@ -366,12 +372,14 @@ def grade_one(args):
             pass
         signal.signal(signal.SIGTERM, signal.SIG_IGN)    # the report is written whole
         for c in checks[len(records):]:
-            records.append(record(c, "NOT RUN", f"not run: the grading's time ({args.budget} s) ran out"))
+            records.append(record(c, "NOT RUN", "not run: the grading was stopped" if _TERMINATED
+                                  else f"not run: the grading's time ({args.budget} s) ran out"))
             print(f"{c.name}: NOT RUN 0/{c.points}")
         not_run = [r["name"] for r in records if r["status"] in ("NOT RUN", "STOPPED")]
         if not_run:
-            notes.append(f"the grading's time ({args.budget} s) ran out: {len(not_run)} check(s) did not "
-                         f"finish and scored 0: {'; '.join(not_run)}")
+            why = ("the grading was stopped (SIGTERM: the autograder's time limit?)" if _TERMINATED
+                   else f"the grading's time ({args.budget} s) ran out")
+            notes.append(f"{why}: {len(not_run)} check(s) did not finish and scored 0: {'; '.join(not_run)}")
         report(records, modules, containment, args.json, standing(args),
                dict(seed=seed, notes=notes, started=started))
         return 0
@@ -381,6 +389,8 @@ def grade_one(args):
         return give_up(args, f"will not run students' code here: {clean(str(e))}", seed, started)
     except GraderError as e:
         return give_up(args, clean(str(e)), seed, started)
+    except OutOfTime:
+        return give_up(args, "the grading was stopped before its checks ran", seed, started)
     except (Exception, OutOfTime) as e:   # anything else: the grader's fault, said in one line
         where = ""
         if e.__traceback__:
