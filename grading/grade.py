@@ -592,13 +592,13 @@ def last_line(path):
 
 # ------------------------------------------------------------------ command line
 
-USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--keep] [SUBMISSION]
-       ./grade.sh --batch DIR [-j N] [--out DIR] [--labs LIST]
+USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--keep] [--seed N] [--budget S] [SUBMISSION]
+       ./grade.sh --batch DIR [-j N] [--out DIR] [--labs LIST] [--seed N] [--budget S]
        ./grade.sh --list [--labs LIST]
   SUBMISSION  a directory or a .tar.gz from `make handin`;
               none: grade the kit itself (after `make labs`)
   --labs LIST only these labs, e.g. 1,2 (default: the labs the handin
-              names in its labs.txt, else all)
+              names in its labs.txt, each once, else all)
   --json FILE write Gradescope's results.json to FILE as well
   --keep      keep the scratch directory and say where it is
   --list      print every check with its points, grade nothing
