@@ -54,9 +54,9 @@ setup_file() {
 	"$ROOT/grade.sh" --json grades/after-nester.json --only 'writer:' subs/reference >grades/after-nester.txt 2>&1
 }
 
-# within_max NAME: grades/NAME.json and grades/NAME.txt agree, and the
+# report_agrees NAME: grades/NAME.json and grades/NAME.txt agree, and the
 # score is at most the maximum, every test's too.
-within_max() {
+report_agrees() {
 	python3 - "$BATS_FILE_TMPDIR/grades/$1.json" "$BATS_FILE_TMPDIR/grades/$1.txt" <<-'PY'
 	import json, re, sys
 	r = json.load(open(sys.argv[1]))
@@ -82,7 +82,7 @@ lab1_max() {
 	grep -qx 'Note: labs.txt: this course has no lab 7: ignored' grades/alice.txt
 	grep -qx "Note: labs.txt: 'x' is not a lab number: ignored" grades/alice.txt
 	[ "$(grep -c '^lab1: build writer: ' grades/alice.txt)" -eq 1 ]
-	within_max alice
+	report_agrees alice
 }
 
 @test "--batch: alice.tar.gz and alice/ each get their own report and row; no earlier report survives" {
@@ -105,7 +105,7 @@ lab1_max() {
 	need_grading
 	local name n=0
 	for name in alice nester-1 nester-2 nester-3 after-nester; do
-		within_max "$name"
+		report_agrees "$name"
 		n=$((n + 1))
 	done
 	[ "$n" -eq 5 ]
