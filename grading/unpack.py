@@ -84,7 +84,7 @@ def unpack_tar(path, dest):
         with tarfile.open(fileobj=_Capped(raw, MAX_BYTES), mode="r|") as tar:
             count = 0
             for m in tar:
-                sizes.append((m.size, m.name))
+                sizes.append((m.size, m.name[:100]))
                 count += 1
                 if count > MAX_ENTRIES:
                     raise Refused(f"more than {MAX_ENTRIES} entries")
@@ -131,7 +131,7 @@ def copy_dir(src, dest):
                 todo.append(rel)
             elif stat.S_ISREG(st.st_mode):
                 total += st.st_size
-                sizes.append((st.st_size, rel))
+                sizes.append((st.st_size, rel[:100]))
                 if total > MAX_BYTES:
                     raise _too_big(sizes)
                 fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
