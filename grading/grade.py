@@ -18,12 +18,15 @@ import os
 import random
 import re
 import resource
+import secrets
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # python3 -I leaves it out
@@ -33,13 +36,27 @@ import unpack  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
 import answers  # noqa: E402  common/answers.py, make handin's parser
-from gradelib import KIT, Check, Fail, clean  # noqa: E402
+from gradelib import KIT, Check, Fail, Skip, clean  # noqa: E402
 
 PROG = "grade.sh"
+BUDGET = 1800       # seconds for a whole grading, builds included (--budget)
+BUILD_BUDGET = 240  # seconds for all of a grading's builds together
+BUILD_LIMIT = 120   # seconds for one build
+
+
+class OutOfTime(BaseException):
+    """The check's or the grading's time ran out while the grader itself
+    worked (a BaseException: no check's `except Exception` catches it)."""
+
+
+class GraderError(Exception):
+    """The grader cannot grade here (the kit itself does not build, say)."""
 
 
 def kit_labs():
-    return sorted(int(d[0]) for d in os.listdir(os.path.join(KIT, "labs")) if re.fullmatch(r"\d-.+", d))
+    """The labs this kit grades: a labs/N-name folder with its grading/labN.py."""
+    return sorted(int(d[0]) for d in os.listdir(os.path.join(KIT, "labs"))
+                  if re.fullmatch(r"[1-9]-.+", d) and os.path.isfile(os.path.join(KIT, "grading", f"lab{d[0]}.py")))
 
 
 def lab_dir(lab):
@@ -56,7 +73,8 @@ def load(labs):
     checks (grading/labN.py), its data columns, figures and answers; then
     the machine description."""
     checks, modules = [], {}
-    for lab in labs:
+    build_time = {"left": BUILD_BUDGET}
+    for lab in sorted(set(labs)):   # each lab once, whatever asked for it twice
         gradelib._current_lab[0] = lab
         first = len(gradelib.CHECKS)
         module = importlib.import_module(f"lab{lab}")
@@ -64,7 +82,7 @@ def load(labs):
         own = gradelib.CHECKS[first:]
         for src in kit_programs(lab):
             prog = os.path.basename(src)[:-2]
-            checks.append(Check(lab, 1, f"build {prog}", build_check(prog, src), (), 120))
+            checks.append(Check(lab, 1, f"build {prog}", build_check(prog, src, build_time), (), BUILD_LIMIT))
         checks += own
         for csv_name, columns in module.COLUMNS.items():
             checks.append(Check(lab, 1, f"{csv_name} has the columns the checks read",
@@ -77,18 +95,27 @@ def load(labs):
 
 # ------------------------------------------------------------------ generic checks
 
-def build_check(prog, src):
+def build_check(prog, src, build_time):
+    """build_time["left"]: what is left of the seconds all the grading's
+    builds share, so that a source that takes long to compile (one that
+    includes itself, say) costs BUILD_BUDGET once, not once per program."""
     def run(g):
         if g.file(src) is None:
             raise Fail(f"{src} is missing from the submission")
-        proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=120,
+        limit = min(BUILD_LIMIT, build_time["left"], g.deadline - time.monotonic())
+        if limit < 1:
+            raise Fail(f"not built: the grading's builds used up their {BUILD_BUDGET} s together "
+                       "(does a source take that long to compile?)", f"make bin/{prog}")
+        start = time.monotonic()
+        proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
-            out, _ = proc.communicate(timeout=120)
+            out, _ = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
             g.box.stop(proc)
-            raise Fail(f"building {prog} took more than 120 s", f"make bin/{prog}") from None
+            raise Fail(f"building {prog} took more than {limit:.0f} s", f"make bin/{prog}") from None
         finally:
+            build_time["left"] -= time.monotonic() - start
             g.box.waited(proc)
             g.box.end_processes()
         built = os.path.join(g.build, "bin", prog)
@@ -239,21 +266,48 @@ def machine_check(g):
 
 # ------------------------------------------------------------------ one grading
 
-def run_check(g, c):
-    """(failure, note): what failed, or None; and what a check that passed
-    returned to say how it ran (e.g. which case the machine allowed), or None."""
+def run_check(g, c, left):
+    """(status, message): status "PASS", "FAIL", "SKIP" or "STOPPED" (the
+    grading's time ran out during it); message what failed, why it was
+    skipped, or what a check that passed returned to say how it ran (e.g.
+    which case the machine allowed), or None.  left: the seconds left of
+    the grading's budget, which cut the check's own time limit."""
     g.fresh()
-    g.deadline = time.monotonic() + c.timeout
+    limit = min(c.timeout, left)
+    g.deadline = time.monotonic() + limit
+    # The check's time limit holds the grader's own work too (parsing a
+    # submission's files, say): a timer interrupts it a little after the
+    # programs' deadline, which they meet by themselves.
+    signal.setitimer(signal.ITIMER_REAL, limit + 5)
     try:
         g.need(*c.needs)
         note = c.fn(g)
-        return None, clean(note) if isinstance(note, str) else None
+        return "PASS", clean(note) if isinstance(note, str) else None
     except Fail as f:
-        return clean(f.message) + (f"\nreproduce: {clean(f.reproduce)}" if f.reproduce else ""), None
+        if limit < c.timeout and time.monotonic() > g.deadline - 1:
+            return "STOPPED", f"stopped: the grading's time ran out during this check ({clean(f.message, lines=2)})"
+        return "FAIL", clean(f.message) + (f"\nreproduce: {clean(f.reproduce)}" if f.reproduce else "")
+    except Skip as s:
+        return "SKIP", clean(str(s))
+    except OutOfTime as e:
+        if limit < c.timeout or str(e) == "SIGTERM":
+            return "STOPPED", f"stopped: the grading's time ran out during this check ({e})"
+        return "FAIL", f"the check ran out of time ({c.timeout} s, the grader's own work included)"
     except Exception as e:  # the grader's own fault: say so, go on
-        return f"the grader broke on this check ({type(e).__name__}: {clean(str(e))}): ask your instructor", None
+        return "FAIL", f"the grader broke on this check ({type(e).__name__}: {clean(str(e))}): ask your instructor"
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
         g.box.end_processes()
+
+
+_TERMINATED = []    # a SIGTERM came: the grading was stopped from outside
+
+
+def _out_of_time(signum, frame):
+    if signum == signal.SIGTERM:
+        _TERMINATED.append(True)
+        raise OutOfTime("SIGTERM")
+    raise OutOfTime("time limit")
 
 
 def protect(path, what):
@@ -291,24 +345,50 @@ def prepare_build(g, sub):
     g.box.own(g.build)
 
 
+def labs_txt(data, known):
+    """(labs, notes): the set of labs of known that labs.txt's bytes name,
+    sorted, or None where it names none; and a line for the report per
+    thing ignored (a repeat, a lab the kit lacks, anything else)."""
+    text = data[:200].decode("ascii", "replace").strip()
+    labs, notes = [], []
+    for item in (i for i in re.split(r"[,\s]+", text) if i):
+        if not re.fullmatch(r"[0-9]{1,3}", item):
+            notes.append(f"labs.txt: '{clean(item, 20)}' is not a lab number: ignored")
+        elif int(item) not in known:
+            notes.append(f"labs.txt: this course has no lab {int(item)}: ignored")
+        elif int(item) in labs:
+            notes.append(f"labs.txt: lab {int(item)} named again: graded once")
+        else:
+            labs.append(int(item))
+    if len(data) > 200:
+        notes.append("labs.txt: more than 200 bytes: the rest ignored")
+    if not labs:
+        notes.append(f"labs.txt names no lab of this course: every lab graded ({','.join(map(str, known))})")
+    return (sorted(labs) or None), list(dict.fromkeys(notes))[:10]
+
+
 def labs_of(sub):
-    """The labs make handin packed, from the handin's labs.txt."""
-    data = None
+    """The labs make handin packed, from the handin's labs.txt, as
+    labs_txt() reads them; (None, []) where there is no labs.txt."""
     path = os.path.join(sub, "labs.txt")
-    if os.path.isfile(path) and not os.path.islink(path):
-        with open(path, "rb") as f:
-            data = f.read(100).decode("ascii", "replace").strip()
-    if data and re.fullmatch(r"[1-9](,[1-9])*", data):
-        return [int(x) for x in data.split(",")]
-    return None
+    if not os.path.isfile(path) or os.path.islink(path):
+        return None, []
+    with open(path, "rb") as f:
+        return labs_txt(f.read(201), kit_labs())
 
 
 def grade_one(args):
-    records, containment = [], ""
+    """Grades one submission; every way it can end writes a report and,
+    with --json, a valid results.json: refused or broken, a score of 0 and
+    the reason."""
+    started = time.monotonic()
+    seed = args.seed if args.seed is not None else secrets.randbelow(10 ** 9)
     work = tempfile.mkdtemp(prefix="iolab-grade.")
-
+    signal.signal(signal.SIGALRM, _out_of_time)
+    signal.signal(signal.SIGTERM, _out_of_time)   # `timeout` stops a grading: report what it did
     box = None
     try:
+        print(f"Seed: {seed} (./grade.sh --seed {seed} draws the same inputs again)")
         if os.geteuid() == 0:
             protect(KIT, "the kit")
         subdir = os.path.join(work, "submission")
@@ -325,50 +405,94 @@ def grade_one(args):
         else:
             print(f"Grading {clean(args.submission)}")
             sub = unpack.unpack(args.submission, subdir)
-        labs = args.labs or labs_of(sub) or kit_labs()
+        named, notes = labs_of(sub)
+        if args.labs:
+            named, notes = args.labs, []
+        labs = named or kit_labs()
         checks, modules = load(labs)
         if subprocess.run(["make", "-s", "-C", KIT, "all"], stdout=subprocess.DEVNULL).returncode != 0:
-            raise SystemExit(f"{PROG}: the kit itself does not build: run make in {KIT}")
+            raise GraderError(f"the kit itself does not build: run make in {KIT}")
         box = sandbox.Sandbox(allow_unsafe=args.unsafe_no_sandbox, use_bwrap=not args.no_bwrap)
         containment = box.describe()
         # Its students' uid may pass through the work directory to its own
         # run directories; other gradings' uids may not.
         box.share(work, 0o710)
-        g = gradelib.Grading(sub, work, box, random.Random(args.seed))
+        g = gradelib.Grading(sub, work, box, random.Random(seed))
         g.kit = KIT
         prepare_build(g, sub)
         if args.only:
             chosen = [c for c in checks if args.only in c.name and not c.title.startswith("build ")]
             checks = [c for c in checks if c.title.startswith("build ")] + chosen * args.repeat
-        for c in checks:
-            start = time.monotonic()
-            failure, note = run_check(g, c)
-            secs = time.monotonic() - start
-            score = 0 if failure else c.points
-            output = failure or "PASS" + (f" ({note})" if note else "")
-            records.append(dict(name=c.name, lab=c.lab, points=c.points, score=score, output=output))
-            print(f"{c.name}: {'FAIL' if failure else 'PASS'} {score}/{c.points} ({secs:.1f}s)", flush=True)
-            for line in (failure or note or "").splitlines()[-6:]:
-                print(f"    {line}")
-        report(records, modules, containment, args.json, standing(args))
+        records, end = [], started + args.budget
+        try:
+            for c in checks:
+                left = end - time.monotonic()
+                if left < 1 or (records and records[-1]["status"] == "STOPPED"):
+                    break
+                start = time.monotonic()
+                status, message = run_check(g, c, left)
+                records.append(record(c, status, message))
+                r = records[-1]
+                print(f"{c.name}: {status} {r['score']}/{r['points']} ({time.monotonic() - start:.1f}s)")
+                for line in (message or "").splitlines()[-6:]:
+                    print(f"    {line}")
+        except OutOfTime:   # SIGTERM between two checks
+            pass
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)    # the report is written whole
+        for c in checks[len(records):]:
+            records.append(record(c, "NOT RUN", "not run: the grading was stopped" if _TERMINATED
+                                  else f"not run: the grading's time ({args.budget} s) ran out"))
+            print(f"{c.name}: NOT RUN 0/{c.points}")
+        not_run = [r["name"] for r in records if r["status"] in ("NOT RUN", "STOPPED")]
+        if not_run:
+            why = ("the grading was stopped (SIGTERM: the autograder's time limit?)" if _TERMINATED
+                   else f"the grading's time ({args.budget} s) ran out")
+            notes.append(f"{why}: {len(not_run)} check(s) did not finish and scored 0: {'; '.join(not_run)}")
+        report(records, modules, containment, args.json, standing(args),
+               dict(seed=seed, notes=notes, started=started))
         return 0
     except unpack.Refused as e:
-        return give_up(args, f"{clean(args.submission)}: {e}")
+        return give_up(args, f"{clean(args.submission)}: {clean(str(e), 400, 5)}", seed, started)
     except sandbox.RefuseError as e:
-        return give_up(args, f"will not run students' code here: {e}")
+        return give_up(args, f"will not run students' code here: {clean(str(e))}", seed, started)
+    except GraderError as e:
+        return give_up(args, clean(str(e)), seed, started)
+    except OutOfTime:
+        return give_up(args, "the grading was stopped before its checks ran", seed, started)
+    except Exception as e:   # anything else: the grader's fault, said in one line
+        where = ""
+        if e.__traceback__:
+            frame = traceback.extract_tb(e.__traceback__)[-1]
+            where = f" at {os.path.basename(frame.filename)}:{frame.lineno}"
+        return give_up(args, f"the grader broke ({type(e).__name__}{where}: {clean(str(e), 200, 1)}): "
+                       "ask your instructor", seed, started)
     finally:
-        if box:
-            box.release()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)   # cleanup ends, whatever asks
+        try:
+            if box:
+                box.release()
+        except Exception as e:
+            print(f"{PROG}: note: cleanup: {type(e).__name__}: {clean(str(e), 200, 1)}", file=sys.stderr)
         if args.keep:
             print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        elif not sandbox.remove_tree(work):
+            print(f"{PROG}: note: could not remove all of {work}", file=sys.stderr)
 
 
-def give_up(args, message):
+def record(c, status, message):
+    """One check's result: the report, results.json and class.csv all read it."""
+    score = c.points if status == "PASS" else 0
+    output = ("PASS" + (f" ({message})" if message else "") if status == "PASS"
+              else f"SKIP: {message}" if status == "SKIP" else message)
+    return dict(name=c.name, lab=c.lab, points=c.points, score=score, status=status, output=output)
+
+
+def give_up(args, message, seed, started):
     print(f"{PROG}: {message}", file=sys.stderr)
     if args.json:
-        write_json(args.json, 0, f"The grader could not grade this submission: {message}", [])
+        write_json(args.json, 0, f"The grader could not grade this submission: {message}", [],
+                   dict(seed=seed, max_score=None), started)
     return 1
 
 
@@ -384,37 +508,59 @@ def standing(args):
         return [f"class results: {args.class_data}: {clean(str(e))}"]
 
 
-def report(records, modules, containment, json_path, class_lines=()):
+def report(records, modules, containment, json_path, class_lines, about):
+    """The summary and `Score: X/Y`; results.json from the same records.
+    A skipped check's points are in neither X nor Y."""
     print()
-    total = maximum = 0
+    counted = [r for r in records if r["status"] != "SKIP"]
+    total, maximum = sum(r["score"] for r in counted), sum(r["points"] for r in counted)
     for lab in dict.fromkeys(r["lab"] for r in records):
-        s = sum(r["score"] for r in records if r["lab"] == lab)
-        m = sum(r["points"] for r in records if r["lab"] == lab)
+        s = sum(r["score"] for r in counted if r["lab"] == lab)
+        m = sum(r["points"] for r in counted if r["lab"] == lab)
         print(f"{'lab' + str(lab) if lab else 'all':<8} {s:3d}/{m}")
-        total, maximum = total + s, maximum + m
     questions = {q: p for m in modules.values() for q, p in m.QUESTIONS.items()}
     print(f"Written answers ({len(questions)} questions, {sum(questions.values())} points) "
           "are graded by hand with the rubric in handout.md.")
+    skipped = [r for r in records if r["status"] == "SKIP"]
+    notes = list(about["notes"])
+    if skipped:
+        notes.append(f"{len(skipped)} check(s) skipped, this machine cannot run them, "
+                     f"{sum(r['points'] for r in skipped)} points left out of the maximum: "
+                     + "; ".join(r["name"] for r in skipped))
+    for line in notes:
+        print(f"Note: {line}")
     if class_lines:
         print("Your measurements in the class:")
         for line in class_lines:
             print(f"  {line}")
     print(f"Containment: {containment}")
+    print(f"Seed: {about['seed']}")
     print(f"Score: {total}/{maximum}")
     if json_path:
-        tests = [dict(name=r["name"], score=r["score"], max_score=r["points"],
-                      status="passed" if r["score"] == r["points"] else "failed",
-                      output=r["output"], visibility="visible") for r in records]
-        output = f"Score: {total}/{maximum}. Containment: {containment}"
+        tests = []
+        for r in records:
+            t = dict(name=r["name"], score=r["score"], max_score=r["points"], output=r["output"],
+                     visibility="visible")
+            if r["status"] == "SKIP":   # worth nothing here: Gradescope leaves it out of the total
+                t["max_score"] = 0
+            else:
+                t["status"] = "passed" if r["score"] == r["points"] else "failed"
+            tests.append(t)
+        output = f"Score: {total}/{maximum}. Seed: {about['seed']}. Containment: {containment}"
+        for line in notes:
+            output += f"\nNote: {line}"
         if class_lines:
             output += "\n\nYour measurements in the class:\n" + "\n".join(class_lines)
-        write_json(json_path, total, output, tests)
+        write_json(json_path, total, output, tests, dict(seed=about["seed"], max_score=maximum), about["started"])
 
 
-def write_json(path, score, output, tests):
+def write_json(path, score, output, tests, extra, started):
+    """Gradescope's results.json, written whole or not at all; extra_data
+    holds the seed and this grading's maximum (class.csv reads it)."""
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(dict(score=score, output=output, tests=tests), f, indent=2)
+        json.dump(dict(score=score, execution_time=round(time.monotonic() - started), output=output,
+                       tests=tests, extra_data=extra), f, indent=2)
     os.replace(tmp, path)
 
 
@@ -432,13 +578,28 @@ def batch(args):
     out = args.out or "grades"
     if os.path.realpath(out).startswith(os.path.realpath(args.batch) + os.sep):
         usage_error(f"--out: {out} is inside {args.batch}: the grades go elsewhere")
+    # Students' code runs nowhere it may not: refused here, the batch
+    # stops before it writes a row (not a 0 for every student).
+    try:
+        sandbox.Sandbox(allow_unsafe=args.unsafe_no_sandbox, use_bwrap=not args.no_bwrap).release()
+    except sandbox.RefuseError as e:
+        sys.exit(f"{PROG}: --batch: will not run students' code here: {e}")
     os.makedirs(out, mode=0o700, exist_ok=True)
-    names = [os.path.basename(s).removesuffix(".tar.gz") for s in subs]
+    names = batch_names(subs)
+    for name in names:      # no earlier batch's report may pass for this one's
+        for ext in (".json", ".txt", ".json.tmp"):
+            try:
+                os.unlink(os.path.join(out, name + ext))
+            except FileNotFoundError:
+                pass
 
     def grade(sub, name):
-        cmd = [sys.executable, "-I", "-B", os.path.abspath(__file__), "--json", os.path.join(out, name + ".json")]
+        cmd = [sys.executable, "-I", "-B", os.path.abspath(__file__), "--json", os.path.join(out, name + ".json"),
+               "--budget", str(args.budget)]
         if args.labs:
             cmd += ["--labs", ",".join(map(str, args.labs))]
+        if args.seed is not None:
+            cmd += ["--seed", str(args.seed)]
         cmd += [f"--{o}" for o in ("no-bwrap", "unsafe-no-sandbox") if getattr(args, o.replace("-", "_"))]
         if args.class_data:
             cmd += ["--class-data", os.path.abspath(args.class_data)]
@@ -458,7 +619,10 @@ def batch(args):
     print(f"graded {len(subs)} submissions in {wall:.0f} s with -j {args.jobs}: "
           f"{cpu:.0f} CPU seconds, {cpu / wall / cores:.0%} of {cores} cores")
     # The class CSV: a column per check of the labs graded, from the list of
-    # checks, never from a report.
+    # checks, never from a report. max_score is each grading's own maximum
+    # (the labs it graded, less the checks this machine could not run), as
+    # its report and results.json say; a submission that could not be
+    # graded gets the maximum of the labs the batch names.
     checks, _ = load(args.labs or kit_labs())
     tmp = os.path.join(out, "class.csv.tmp")
     with open(tmp, "w", newline="") as f:
@@ -469,13 +633,23 @@ def batch(args):
                 with open(os.path.join(out, name + ".json")) as j:
                     result = json.load(j)
             except (OSError, ValueError):
-                result = dict(score=0, tests=[])
-            by_name = {t["name"]: t["score"] for t in result["tests"]}
+                result = {}
+            by_name = {t["name"]: t["score"] for t in result.get("tests", []) if t.get("max_score")}
+            most = (result.get("extra_data") or {}).get("max_score")
             w.writerow([name] + [by_name.get(c.name, "") for c in checks]
-                       + [result["score"], sum(c.points for c in checks)])
+                       + [result.get("score", 0), sum(c.points for c in checks) if most is None else most])
     os.replace(tmp, os.path.join(out, "class.csv"))
     print(f"wrote {os.path.join(out, 'class.csv')}")
     return 0
+
+
+def batch_names(subs):
+    """A name per submission for NAME.txt, NAME.json and its class.csv row:
+    the file's name without .tar.gz, or whole where that would be another
+    submission's name too (alice.tar.gz beside a folder alice/)."""
+    short = [os.path.basename(s).removesuffix(".tar.gz") for s in subs]
+    return [os.path.basename(s) if short.count(n) > 1 and s.endswith(".tar.gz") else n
+            for s, n in zip(subs, short)]
 
 
 def last_line(path):
@@ -486,13 +660,13 @@ def last_line(path):
 
 # ------------------------------------------------------------------ command line
 
-USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--keep] [SUBMISSION]
-       ./grade.sh --batch DIR [-j N] [--out DIR] [--labs LIST]
+USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--keep] [--seed N] [--budget S] [SUBMISSION]
+       ./grade.sh --batch DIR [-j N] [--out DIR] [--labs LIST] [--seed N] [--budget S]
        ./grade.sh --list [--labs LIST]
   SUBMISSION  a directory or a .tar.gz from `make handin`;
               none: grade the kit itself (after `make labs`)
   --labs LIST only these labs, e.g. 1,2 (default: the labs the handin
-              names in its labs.txt, else all)
+              names in its labs.txt, each once, else all)
   --json FILE write Gradescope's results.json to FILE as well
   --keep      keep the scratch directory and say where it is
   --list      print every check with its points, grade nothing
@@ -505,7 +679,11 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--keep] [SUBMISSION]
               `make class SUBMISSIONS=DIR CLASS=OUT` merged (percentiles)
   --only TEXT grade only the checks whose name holds TEXT (and the builds)
   --repeat N  with --only: run those checks N times, each with new inputs
-  --seed N    draw the random inputs from seed N (to reproduce a grading)
+  --seed N    draw the random inputs from seed N: every report prints
+              the seed it drew (Seed: N), and --seed N replays that grading
+  --budget S  seconds for a whole grading, builds included (default 1800);
+              when they run out the checks finished keep their points and
+              the report names those that did not run
   --no-bwrap  do not use bubblewrap even where it can start
   --unsafe-no-sandbox
               not root and no bubblewrap: run students' code as yourself
@@ -526,11 +704,23 @@ def usage_error(message):
 def lab_list(text):
     if not re.fullmatch(r"[1-9](,[1-9])*", text):
         usage_error(f"--labs: '{text}' is not a list like 1,2")
-    labs = [int(x) for x in text.split(",")]
+    labs = sorted({int(x) for x in text.split(",")})
     for lab in labs:
         if lab not in kit_labs():
             usage_error(f"--labs: there is no lab {lab}")
     return labs
+
+
+def seed_number(text):
+    if not re.fullmatch(r"[0-9]{1,18}", text):
+        usage_error(f"--seed: '{text}' is not a whole number from 0")
+    return int(text)
+
+
+def seconds(text):
+    if not re.fullmatch(r"[1-9][0-9]{0,5}", text):
+        usage_error(f"--budget: '{text}' is not a number of seconds")
+    return int(text)
 
 
 def jobs(text):
@@ -540,7 +730,10 @@ def jobs(text):
 
 
 def main(argv):
-    sys.stdout.reconfigure(line_buffering=True)   # in order with stderr in a log
+    # In order with stderr in a log; a character the terminal's encoding
+    # lacks is shown escaped, never a crash.
+    sys.stdout.reconfigure(line_buffering=True, errors="backslashreplace")
+    sys.stderr.reconfigure(errors="backslashreplace")
     p = Parser(add_help=False)
     p.add_argument("submission", nargs="?")
     p.add_argument("--labs", type=lab_list)
@@ -553,7 +746,8 @@ def main(argv):
     p.add_argument("--class-data")
     p.add_argument("--only")
     p.add_argument("--repeat", type=int, default=1)
-    p.add_argument("--seed", type=int)
+    p.add_argument("--seed", type=seed_number)
+    p.add_argument("--budget", type=seconds, default=BUDGET)
     p.add_argument("--no-bwrap", action="store_true")
     p.add_argument("--unsafe-no-sandbox", action="store_true")
     p.add_argument("-h", "--help", action="store_true")

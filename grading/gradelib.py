@@ -32,11 +32,13 @@ import stat
 import subprocess
 import tempfile
 import time
+import unicodedata
 
 import sandbox
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
+FILE_LIMIT = 4 << 20        # the largest submission file the grader reads (make labs writes < 1 MiB)
 
 
 class Fail(Exception):
@@ -45,6 +47,12 @@ class Fail(Exception):
     def __init__(self, message, reproduce=None):
         super().__init__(message)
         self.message, self.reproduce = message, reproduce
+
+
+class Skip(Exception):
+    """The machine grading cannot run this check (io_uring refused by the
+    container, say): not the submission's fault.  Reported SKIP, with the
+    reason; its points are left out of the maximum."""
 
 
 class Check:
@@ -80,15 +88,44 @@ def check(points, title, needs=(), timeout=120):
 
 # ------------------------------------------------------------------ text from students
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+LINE_CAP = 300          # characters of one quoted line the report shows
+MESSAGE_CAP = 40        # lines of one quoted message
+
+# Candidates for escaping: every character but printable ASCII, tab and
+# newline; of those, the ones whose Unicode category can move the cursor,
+# break or reorder a line (U+0085, U+2028, U+2029, bidi controls, ...) or
+# hide text are escaped, the rest (letters, accents, symbols) kept.
+_CANDIDATE = re.compile(r"[^\x20-\x7e\n\t]")
+_ESCAPED = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 
-def clean(data):
-    """Text that is safe to print and to put in JSON: invalid UTF-8 and
-    control characters (ESC, CR, ...) shown as \\xNN."""
+def _escape(m):
+    ch = m.group()
+    if unicodedata.category(ch) not in _ESCAPED:
+        return ch
+    code = ord(ch)
+    if 0xdc80 <= code <= 0xdcff:    # a byte that is not UTF-8 (a file name's, os.fsdecode)
+        return f"\\x{code - 0xdc00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def clean(data, line_cap=LINE_CAP, lines=MESSAGE_CAP):
+    """Text that is safe to print and to put in JSON, and short: invalid
+    UTF-8, control and format characters (ESC, CR, U+2028, bidi controls,
+    ...) shown as \\xNN or \\uNNNN; each line cut at line_cap characters,
+    and only the last `lines` lines kept, each cut saying so."""
     if isinstance(data, bytes):
-        data = data.decode("utf-8", "backslashreplace")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", data)
+        data = data.decode("utf-8", "surrogateescape")
+    data = str(data)
+    kept = data.split("\n")
+    if len(kept) > lines:
+        kept = [f"({len(kept) - lines} earlier lines not shown)"] + kept[-lines:]
+    out = []
+    for line in kept:
+        if len(line) > line_cap:
+            line = f"{line[:line_cap]}... ({len(line) - line_cap} more characters)"
+        out.append(_CANDIDATE.sub(_escape, line))
+    return "\n".join(out)
 
 
 _NUMBER = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]{1,3})?")
@@ -310,6 +347,7 @@ class Grading:
         self.deadline = math.inf     # when the check being run must be done
         self._n = 0
         self.built = set()
+        self._files, self._rows = {}, {}     # what file() and rows() read, once per grading
 
     # -- inputs drawn anew for every grading, so that no answer can be
     #    written into a program in advance
@@ -486,16 +524,39 @@ class Grading:
 
     def file(self, rel):
         """Bytes of a file of the submission (already copied, read-only to
-        students' code), or None."""
-        path = os.path.join(self.sub, rel)
-        if not os.path.isfile(path) or os.path.islink(path):
-            return None
-        with open(path, "rb") as f:
-            return f.read(sandbox.LIMIT_DISK)
+        students' code), or None; read once per grading.  Fail when it is
+        larger than FILE_LIMIT: the grader's own parsing stays bounded."""
+        if rel not in self._files:
+            path = os.path.join(self.sub, rel)
+            data = None
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as f:
+                    data = f.read(FILE_LIMIT + 1)
+                if len(data) > FILE_LIMIT:
+                    data = Fail(f"{rel} is larger than {FILE_LIMIT >> 20} MiB, more than the grader reads "
+                                "(make labs writes far less): hand in the file make labs wrote")
+            self._files[rel] = data
+        data = self._files[rel]
+        if isinstance(data, Fail):
+            raise Fail(data.message)
+        return data
 
     def rows(self, rel, numeric=(), lab=None):
         """The rows of the submission's CSV rel as dicts, with the numeric
-        columns parsed strictly; Fail when it is missing or malformed."""
+        columns parsed strictly; Fail when it is missing or malformed.
+        Parsed once per grading: each call gets its own copies."""
+        key = (rel, tuple(numeric), lab)
+        if key not in self._rows:
+            try:
+                self._rows[key] = self._parse_rows(rel, numeric, lab)
+            except Fail as f:
+                self._rows[key] = f
+        rows = self._rows[key]
+        if isinstance(rows, Fail):
+            raise Fail(rows.message, rows.reproduce)
+        return [dict(r) for r in rows]
+
+    def _parse_rows(self, rel, numeric, lab):
         data = self.file(rel)
         again = f"make lab{lab}" if lab else None
         if data is None:
@@ -514,6 +575,30 @@ class Grading:
         if not rows:
             raise Fail(f"{rel}: no rows", again)
         return rows
+
+    def need_io_uring(self):
+        """Skip unless this machine allows io_uring (see io_uring_works)."""
+        if not io_uring_works():
+            raise Skip("this machine refuses io_uring (io_uring_setup fails, as under Docker's default "
+                       "seccomp profile): not run, its points left out of the maximum")
+
+
+_IO_URING = []
+
+
+def io_uring_works():
+    """Whether this machine lets a process set up an io_uring at all (a
+    container's seccomp profile or io_uring_disabled may refuse it even to
+    root): asked once, of the kernel, with io_uring_setup(2)."""
+    if not _IO_URING:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        params = ctypes.create_string_buffer(120)    # struct io_uring_params, zeroed
+        fd = libc.syscall(425, 1, params)            # __NR_io_uring_setup on x86-64 and arm64
+        if fd >= 0:
+            os.close(fd)
+        _IO_URING.append(fd >= 0)
+    return _IO_URING[0]
 
 
 def expect(cond, message, reproduce=None):

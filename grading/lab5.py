@@ -312,6 +312,7 @@ def same_data(want, got, reproduce, what):
 # say anything.
 @check(3, "iopattern --iodepth: N requests in flight, same data", needs=["iopattern"])
 def iodepth(g):
+    g.need_io_uring()
     d, io = g.between(8, 32), 4096
     args = [str(a) for a in ["--op", "read", "--pattern", "random", "-b", io,
                              "--file-size", io * g.between(64, 256), "--total", io * g.between(200, 400),

@@ -5,7 +5,10 @@ directories with relative names and no "..", within a count limit, and a
 limit on every byte that comes out of the gzip stream (headers and skipped
 data included), enforced while reading, so that a gzip bomb stops at the
 limit instead of being listed first.  A directory submission is copied the
-same way: regular files and directories only, never through a link.
+same way: regular files and directories only, never through a link, and
+never deeper than MAX_DEPTH (a walk that recursed would break on a tree a
+thousand directories deep).  A refusal says why in one line: over the size
+limit, it names the largest files.
 """
 
 import gzip
@@ -15,10 +18,27 @@ import tarfile
 
 MAX_BYTES = 200 << 20   # all that a submission may unpack to
 MAX_ENTRIES = 5000
+MAX_DEPTH = 16          # make handin's deepest path has 4 parts
 
 
 class Refused(Exception):
     """The submission is not accepted; the message says why."""
+
+
+class _TooBig(Exception):
+    """More than MAX_BYTES came out."""
+
+
+def _too_big(sizes):
+    """The refusal over the size limit, naming the largest files."""
+    largest = sorted(sizes, key=lambda s: -s[0])[:3]
+    names = ", ".join(f"{_shown(name)} ({size >> 20} MiB)" for size, name in largest)
+    return Refused(f"unpacks to more than {MAX_BYTES >> 20} MiB" + (f"; its largest files: {names}" if names else ""))
+
+
+def _shown(name):
+    """A member's name for a message: short, and escaped by the caller's clean()."""
+    return repr(name if len(name) <= 80 else name[:80] + "...")
 
 
 class _Capped:
@@ -31,15 +51,18 @@ class _Capped:
         data = self.f.read(self.left + 1 if n < 0 else min(n, self.left + 1))
         self.left -= len(data)
         if self.left < 0:
-            raise Refused(f"unpacks to more than {MAX_BYTES} bytes")
+            raise _TooBig()
         return data
 
 
 def _safe_name(name):
     parts = name.split("/")
     if name.startswith("/") or ".." in parts or "\0" in name:
-        raise Refused(f"unsafe path: {name!r}")
-    return "/".join(p for p in parts if p not in ("", "."))
+        raise Refused(f"unsafe path: {_shown(name)}")
+    parts = [p for p in parts if p not in ("", ".")]
+    if len(parts) > MAX_DEPTH:
+        raise Refused(f"a path {len(parts)} directories deep (at most {MAX_DEPTH}): {_shown(name)}")
+    return "/".join(parts)
 
 
 def _make_file(dest, rel, reader):
@@ -55,11 +78,13 @@ def _make_file(dest, rel, reader):
 
 
 def unpack_tar(path, dest):
+    sizes = []      # (size, name) of the files so far, for a refusal over the size limit
     try:
         raw = gzip.open(path, "rb")
         with tarfile.open(fileobj=_Capped(raw, MAX_BYTES), mode="r|") as tar:
             count = 0
             for m in tar:
+                sizes.append((m.size, m.name[:100]))
                 count += 1
                 if count > MAX_ENTRIES:
                     raise Refused(f"more than {MAX_ENTRIES} entries")
@@ -80,26 +105,35 @@ def unpack_tar(path, dest):
                     raise Refused(f"{m.name!r} appears twice") from None
     except Refused:
         raise
-    except (OSError, EOFError, tarfile.TarError, gzip.BadGzipFile) as e:
-        raise Refused(f"not a readable .tar.gz ({e})") from None
+    except _TooBig:
+        raise _too_big(sizes) from None
+    except (OSError, EOFError, tarfile.TarError, gzip.BadGzipFile, RecursionError, ValueError) as e:
+        raise Refused(f"not a readable .tar.gz ({type(e).__name__}: {str(e)[:200]})") from None
 
 
 def copy_dir(src, dest):
     total = count = 0
-    for top, dirs, files in os.walk(src):
-        for name in dirs + files:
-            p = os.path.join(top, name)
+    sizes = []
+    todo = [""]     # directories to copy, relative to src: a walk without recursion
+    while todo:
+        top = todo.pop()
+        if top.count("/") + 1 > MAX_DEPTH:
+            raise Refused(f"a path more than {MAX_DEPTH} directories deep: {_shown(top)}")
+        for name in sorted(os.listdir(os.path.join(src, top))):
+            rel = os.path.join(top, name)
+            p = os.path.join(src, rel)
             st = os.lstat(p)
             count += 1
             if count > MAX_ENTRIES:
                 raise Refused(f"more than {MAX_ENTRIES} entries")
-            rel = os.path.relpath(p, src)
             if stat.S_ISDIR(st.st_mode):
                 os.makedirs(os.path.join(dest, rel), mode=0o700, exist_ok=True)
+                todo.append(rel)
             elif stat.S_ISREG(st.st_mode):
                 total += st.st_size
+                sizes.append((st.st_size, rel[:100]))
                 if total > MAX_BYTES:
-                    raise Refused(f"larger than {MAX_BYTES} bytes")
+                    raise _too_big(sizes)
                 fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
                 with os.fdopen(fd, "rb") as f:
                     _make_file(dest, rel, f.read)

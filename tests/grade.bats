@@ -41,9 +41,11 @@ setup_file() {
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 1 --out grades >batch.log 2>&1
 }
 
-# score NAME: "X/Y" from its last line.
+# score NAME: "X/Y" from its last line (nothing unless X <= Y).
 score() {
-	sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt"
+	local s
+	s=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt")
+	within_max "$s" "$1" && echo "$s"
 }
 
 # The most Lab 1 can score: its checks and the machine description; with
@@ -172,6 +174,11 @@ max_score() {
 	PY
 	grep -Eq "^graded $(ls "$BATS_FILE_TMPDIR/subs" | wc -l) submissions in [0-9]+ s with -j 2: [0-9]+ CPU seconds, [0-9]+% of [0-9]+ cores$" "$BATS_FILE_TMPDIR/batch.log"
 	[ -z "$(find "$BATS_FILE_TMPDIR/subs" -maxdepth 1 -name '*.json' -o -maxdepth 1 -name '*.txt' -o -name class.csv)" ]
+}
+
+@test "every grading of this file: score <= maximum in every results.json" {
+	all_within_max "$BATS_FILE_TMPDIR"/reference.json "$BATS_FILE_TMPDIR"/grades/*.json
+	[ "$(ls "$BATS_FILE_TMPDIR"/grades/*.json | wc -l)" -eq "$(ls "$BATS_FILE_TMPDIR/subs" | wc -l)" ]
 }
 
 @test "grade.sh --json: Gradescope's results.json fields" {

@@ -42,11 +42,35 @@ failed() {
 	sed -n "s/^\(lab$GRADED_LAB\|all\): \(.*\): FAIL .*/\2/p" "$BATS_FILE_TMPDIR/grades/$1.txt"
 }
 
-# points_lost NAME: the points it lost, from its last line "Score: X/Y".
+# points_lost NAME: the points it lost, from its last line "Score: X/Y";
+# nothing (so the test fails) unless X <= Y.
 points_lost() {
 	local score
 	score=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt")
+	within_max "$score" "$1" || return 1
 	echo $((${score#*/} - ${score%/*}))
+}
+
+# within_max X/Y NAME: succeeds if X/Y is a score no greater than its maximum.
+within_max() {
+	[[ $1 =~ ^[0-9]+/[0-9]+$ ]] && [ "${1%/*}" -le "${1#*/}" ] ||
+		{ echo "$2: the score '$1' is not X/Y with X <= Y" >&2; return 1; }
+}
+
+# all_within_max FILE.json...: every results.json's score is at most its
+# maximum (extra_data.max_score) and the sum of its tests', each test's at
+# most its own maximum.
+all_within_max() {
+	python3 - "$@" <<-'PY'
+	import json, sys
+	for path in sys.argv[1:]:
+	    r = json.load(open(path))
+	    most = r["extra_data"]["max_score"]
+	    assert most is None or 0 <= r["score"] <= most, (path, r["score"], most)
+	    assert r["score"] == sum(t["score"] for t in r["tests"]), path
+	    assert all(0 <= t["score"] <= t["max_score"] for t in r["tests"]), path
+	    assert most is None or most == sum(t["max_score"] for t in r["tests"]), path
+	PY
 }
 
 # all_mutants_caught LAB JOBS AT_LEAST: grading/mutants.py grades every

@@ -81,7 +81,7 @@ setup() {
 }
 
 report() { cat "$BATS_FILE_TMPDIR/grades/$1.txt"; }
-score() { sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt"; }
+score() { local s; s=$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt") && within_max "$s" "$1" && echo "$s"; }
 # The report's FAIL lines for runs' checks, without the "(N.Ns)".
 runs_checks() { grep -c "^lab1: runs: .*: FAIL 0/" "$BATS_FILE_TMPDIR/grades/$1.txt"; }
 

@@ -16,9 +16,10 @@ usage() {
 	  -o FILE      the zip to write (default dist/autograder.zip, in the kit)
 	  --labs LIST  grade only these labs, e.g. 1,2 (default: every lab), for
 	               a Gradescope assignment that covers only some labs
-	  --timeout S  stop grading after S seconds and write a failing result
-	               (default 540: under Gradescope's default limit of 10
-	               minutes; raise both together)
+	  --timeout S  stop grading after S seconds (default 540: under
+	               Gradescope's default limit of 10 minutes; raise both
+	               together): the checks finished keep their points, the
+	               result names those that did not run
 	  -h, --help   this help
 	USAGE
 }
@@ -40,6 +41,14 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
+# Every lab named must be one the kit grades (labs/N-* and grading/labN.py):
+# a zip that would give every student 0 is not built.
+if [ -n "$labs" ]; then
+	have=$(cd "$KIT/labs" && for d in [1-9]-*; do [ -f "../grading/lab${d%%-*}.py" ] && echo "${d%%-*}"; done | paste -sd,)
+	for lab in ${labs//,/ }; do
+		[[ ,$have, == *",$lab,"* ]] || usage_error "--labs: this kit has no lab $lab (it has $have)"
+	done
+fi
 
 if command -v zip >/dev/null 2>&1; then
 	zipper=zip
@@ -68,7 +77,8 @@ find "$stage" \( -name '*.tmp' -o -name '*~' -o -name '.*.swp' -o -name '*.o' \)
 find "$stage" -name __pycache__ -type d -prune -exec rm -rf {} +
 cat >"$stage/autograder.conf" <<-CONF
 	# Written by make autograder; read by run_autograder (the environment overrides it).
-	# IOLAB_LABS: the labs graded (empty: all). IOLAB_TIMEOUT: seconds for the whole grading.
+	# IOLAB_LABS: the labs graded (empty: every lab in this zip's labs/, whatever a
+	# student's labs.txt says). IOLAB_TIMEOUT: seconds for the whole grading.
 	IOLAB_LABS=$labs
 	IOLAB_TIMEOUT=$timeout
 	CONF

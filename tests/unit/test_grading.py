@@ -26,6 +26,23 @@ class Text(unittest.TestCase):
     def test_clean_shows_control_characters_and_bad_utf8(self):
         self.assertEqual(gradelib.clean(b"a\xff\x1b[2J\rb\n\tc"), "a\\xff\\x1b[2J\\x0db\n\tc")
 
+    def test_clean_escapes_what_moves_or_fakes_a_line(self):
+        # U+2028/2029 (line, paragraph), U+0085 (next line), bidi embeddings,
+        # overrides, isolates and marks, U+FEFF; letters and symbols stay.
+        for ch in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\ufeff":
+            self.assertEqual(gradelib.clean(f"a{ch}b"), f"a\\u{ord(ch):04x}b")
+        self.assertEqual(gradelib.clean("a\u0085b"), "a\\x85b")
+        self.assertEqual(gradelib.clean("é ü → 😀"), "é ü → 😀")
+        # a file name that is not UTF-8 (os.listdir's surrogates)
+        self.assertEqual(gradelib.clean(os.fsdecode(b"n\xff\x1b")), "n\\xff\\x1b")
+
+    def test_clean_caps_each_line_and_the_lines(self):
+        text = gradelib.clean("x" * 3_000_000)
+        self.assertEqual(text, "x" * gradelib.LINE_CAP + f"... ({3_000_000 - gradelib.LINE_CAP} more characters)")
+        lines = gradelib.clean("\n".join(map(str, range(1000)))).split("\n")
+        self.assertEqual(len(lines), gradelib.MESSAGE_CAP + 1)
+        self.assertEqual((lines[0], lines[-1]), (f"({1000 - gradelib.MESSAGE_CAP} earlier lines not shown)", "999"))
+
     def test_number_takes_decimals_only(self):
         self.assertEqual(gradelib.number("0.25"), 0.25)
         self.assertEqual(gradelib.number("-3"), -3)
@@ -84,6 +101,21 @@ class Unpack(unittest.TestCase):
         finally:
             unpack.MAX_BYTES = old
 
+    def test_over_the_limit_the_largest_files_are_named(self):
+        old = unpack.MAX_BYTES
+        unpack.MAX_BYTES = 3 << 20
+        try:
+            tarball(f"{self.dir}/big.tar.gz", [("s", b"1"), ("big", bytes(2 << 20)), ("bigger", bytes(3 << 20))])
+            with self.assertRaisesRegex(unpack.Refused, r"largest files: 'bigger' \(3 MiB\), 'big' \(2 MiB\), 's'"):
+                unpack.unpack(f"{self.dir}/big.tar.gz", f"{self.dir}/out")
+        finally:
+            unpack.MAX_BYTES = old
+
+    def test_a_member_too_deep_is_refused(self):
+        tarball(f"{self.dir}/deep.tar.gz", [("d/" * 1200 + "f", b"x")])
+        with self.assertRaisesRegex(unpack.Refused, "1201 directories deep"):
+            unpack.unpack(f"{self.dir}/deep.tar.gz", f"{self.dir}/out")
+
     def test_a_member_twice_is_refused(self):
         tarball(f"{self.dir}/twice.tar.gz", [("a", b"1"), ("a", b"2")])
         with self.assertRaisesRegex(unpack.Refused, "twice"):
@@ -100,6 +132,66 @@ class Unpack(unittest.TestCase):
         os.symlink("/etc/passwd", f"{self.dir}/sub/answers.md")
         with self.assertRaisesRegex(unpack.Refused, "links"):
             unpack.unpack(f"{self.dir}/sub", f"{self.dir}/out")
+
+
+class Labs(unittest.TestCase):
+    def test_labs_txt_is_a_set_of_the_kits_labs(self):
+        self.assertEqual(grade.labs_txt(b"1,2\n", [1, 2, 3]), ([1, 2], []))
+        self.assertEqual(grade.labs_txt(b"3 1", [1, 2, 3]), ([1, 3], []))
+        labs, notes = grade.labs_txt(b"1," * 49 + b"7,x", [1, 2, 3])
+        self.assertEqual(labs, [1])
+        self.assertEqual(notes, ["labs.txt: lab 1 named again: graded once",
+                                 "labs.txt: this course has no lab 7: ignored",
+                                 "labs.txt: 'x' is not a lab number: ignored"])
+
+    def test_labs_txt_naming_no_lab_grades_every_lab(self):
+        for data in (b"", b"7", b"\x1b[2J", b"0"):
+            labs, notes = grade.labs_txt(data, [1, 2])
+            self.assertIsNone(labs)
+            self.assertEqual(notes[-1], "labs.txt names no lab of this course: every lab graded (1,2)")
+            self.assertNotIn("\x1b", "".join(notes))
+
+    def test_batch_names_are_unique(self):
+        self.assertEqual(grade.batch_names(["d/alice", "d/alice.tar.gz", "d/bob.tar.gz"]),
+                         ["alice", "alice.tar.gz", "bob"])
+
+    def test_a_grading_reads_a_file_once_and_never_a_huge_one(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        os.mkdir(f"{d}/data")
+        with open(f"{d}/data/a.csv", "w") as f:
+            f.write("x,y\n1,2\n")
+        with open(f"{d}/data/big.csv", "wb") as f:
+            f.truncate(gradelib.FILE_LIMIT + 1)
+        g = gradelib.Grading(d, d, None, None)
+        rows = g.rows("data/a.csv", numeric=["y"])
+        self.assertEqual(rows, [{"x": "1", "y": 2.0}])
+        rows[0]["y"] = 5                    # a check's changes stay its own
+        os.unlink(f"{d}/data/a.csv")        # read once per grading
+        self.assertEqual(g.rows("data/a.csv", numeric=["y"]), [{"x": "1", "y": 2.0}])
+        with self.assertRaisesRegex(gradelib.Fail, "larger than 4 MiB"):
+            g.file("data/big.csv")
+
+
+class Cleanup(unittest.TestCase):
+    def test_a_tree_deeper_than_pythons_recursion_limit_is_removed(self):
+        d = tempfile.mkdtemp()
+        fd = os.open(d, os.O_RDONLY)
+        for _ in range(sys.getrecursionlimit() + 200):
+            os.mkdir("d", dir_fd=fd)
+            fd, old = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+            os.close(old)
+        os.close(fd)
+        os.chmod(f"{d}/d", 0)   # and one its owner made unreadable
+        self.assertTrue(sandbox.remove_tree(d))
+        self.assertFalse(os.path.lexists(d))
+
+    def test_a_directory_submission_too_deep_is_refused(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(sandbox.remove_tree, d)
+        subprocess.run(["mkdir", "-p", f"{d}/sub/" + "/".join(["d"] * 40)], check=True)
+        with self.assertRaisesRegex(unpack.Refused, "more than 16 directories deep"):
+            unpack.unpack(f"{d}/sub", f"{d}/out")
 
 
 @unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
