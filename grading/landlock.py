@@ -47,7 +47,7 @@ SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
                "/etc/localtime", "/proc/meminfo", "/sys/devices/system/cpu",
                "/sys/kernel/mm/transparent_hugepage", "/dev/zero", "/dev/urandom", "/dev/random")
-SYSTEM_WRITE = ("/dev/null",)
+SYSTEM_WRITE = ("/dev/null", "/dev/full")
 
 
 def abi():
@@ -81,7 +81,7 @@ def ruleset(reads, writes, version=None):
         e = ctypes.get_errno()
         raise OSError(e, f"landlock_create_ruleset: {os.strerror(e)}")
     try:
-        for paths, rights in ((SYSTEM_READ, READ), (reads, READ), (SYSTEM_WRITE, READ | WRITE_FILE),
+        for paths, rights in ((SYSTEM_READ, READ), (reads, READ), (SYSTEM_WRITE, READ | WRITE_FILE | _TRUNCATE),
                               (writes, WRITE)):
             for path in paths:
                 _allow(fd, path, rights & fs)

@@ -52,7 +52,9 @@ LIMIT_NPROC = 192            # processes and threads of the uid (make + cc need 
 LIMIT_NOFILE = 256
 LIMIT_DISK = 1 << 30         # bytes the uid may have in its directories and /tmp
 LIMIT_FILES = 20000          # files it may have there
-LIMIT_MEMORY = 2 << 30       # resident memory of all the processes of a run, shared memory included
+# Resident memory of all the processes of a run, System V shared memory
+# included.  IOLAB_LIMIT_MEMORY_MIB lowers it (the tests' memory hogs stay small).
+LIMIT_MEMORY = int(os.environ.get("IOLAB_LIMIT_MEMORY_MIB", "2048")) << 20
 WATCH_PERIOD = 0.25          # seconds between two looks at a run's disk and memory
 TMPFS_SIZE = 256 << 20       # each of the sandbox's /tmp, /var/tmp, /dev/shm
 
