@@ -101,7 +101,8 @@ said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
 
 @test "contain: another checkout's world-readable answers and /proc of other processes stay closed" {
 	said intruder
-	said intruder | grep -q "answers=EACCES proc=EACCES"
+	# EACCES: Landlock's refusal; ENOENT: not in bubblewrap's mount namespace
+	said intruder | grep -Eq "answers=(EACCES|ENOENT) proc=EACCES"
 	! grep -q "answer key" grades/intruder.txt
 	grep -q '^Containment: .*Landlock ABI [0-9]' grades/intruder.txt
 }
@@ -118,7 +119,7 @@ said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
 }
 
 @test "contain: an earlier check's run directory is neither readable nor writable" {
-	said intruder | grep -q "run1-read=EACCES run1-write=EACCES"
+	said intruder | grep -Eq "run1-read=(EACCES|ENOENT) run1-write=(EACCES|ENOENT)"
 }
 
 @test "contain: no System V IPC object or POSIX message queue outlives the grading" {
