@@ -411,7 +411,8 @@ class Sandbox:
     def describe(self):
         if self.unsafe:
             return ("NONE: --unsafe-no-sandbox, students' programs ran as the grader's user "
-                    "under time and resource limits only")
+                    "under time and resource limits" +
+                    (f" and Landlock ABI {self.landlock}" if self.landlock else " only"))
         parts = []
         if self.bwrap:
             parts.append("bubblewrap sandbox (no network, own /tmp, only /usr and the run's directories)")
