@@ -137,6 +137,40 @@ def _install_seccomp(fprog):
         os._exit(126)
 
 
+_CLONE_NEWNET = 0x40000000
+
+
+def _empty_netns():
+    """(descriptor, None) of a new network namespace with no interface up,
+    where students' programs run when bubblewrap does not (root only): a
+    UDP or netlink socket that io_uring opens past the filter reaches
+    nothing there.  (None, why) where the kernel or a container refuses
+    one (Docker without CAP_SYS_ADMIN)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            failed = _LIBC.unshare(_CLONE_NEWNET)
+            os.write(w, str(ctypes.get_errno() if failed else 0).encode())
+            os.close(w)                 # the grader reads to the end
+            if not failed:
+                signal.pause()          # until the grader has opened the namespace
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        err = int(f.read(10) or b"-1")
+    fd = None
+    try:
+        if err == 0:
+            fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return (fd, None) if fd is not None else (None, os.strerror(err) if err > 0 else "no answer")
+
+
 # ------------------------------------------------------------------ processes of a uid
 
 def pids_of(uid):
@@ -407,6 +441,9 @@ class Sandbox:
                 "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
                 "or pass --unsafe-no-sandbox")
         self.unsafe = not self.root and not self.bwrap
+        self.netns = self.netns_error = None
+        if self.root and not self.bwrap:
+            self.netns, self.netns_error = _empty_netns()
 
     def describe(self):
         if self.unsafe:
@@ -422,6 +459,10 @@ class Sandbox:
                      f"by a watchdog: no cgroup)")
         parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink") +
                      ", no POSIX message queues)")
+        if self.netns is not None:
+            parts.append("an empty network namespace")
+        elif self.netns_error:
+            parts.append(f"no network namespace ({self.netns_error})")
         if self.landlock:
             fs, net, scoped = landlock.handled(self.landlock)
             parts.append(f"Landlock ABI {self.landlock} on every program (files"
@@ -466,6 +507,9 @@ class Sandbox:
         if self._slot is not None:
             os.close(self._slot)
             self._slot = None
+        if self.netns is not None:
+            os.close(self.netns)
+            self.netns = None
 
     def end_processes(self):
         """Every process a check started is gone when it ends."""
@@ -581,9 +625,20 @@ class Sandbox:
         fprog = _filter_program(seccomp_filter(allow_io_uring, allow_unix=use_bwrap))
         root, nproc = self.root, LIMIT_NPROC
         confine = rules if rules is not None and not reaper else None
+        netns = self.netns if self.root and not use_bwrap else None
+        uid, gid = self.uid, self.gid
 
         def limit():
-            # Runs in the child after the uid changed, before exec.
+            # Runs in the child before exec, after the uid changed, or,
+            # where it enters the empty network namespace (which takes
+            # root), changes it here.
+            if netns is not None:
+                if _LIBC.setns(netns, _CLONE_NEWNET) != 0:
+                    os.write(2, b"sandbox: cannot enter the empty network namespace\n")
+                    os._exit(126)
+                os.setgroups([])
+                os.setresgid(gid, gid, gid)
+                os.setresuid(uid, uid, uid)
             os.umask(0o077)     # what it writes is its own unless it says otherwise
             for r, v in limits:
                 resource.setrlimit(r, (v, v))
@@ -595,7 +650,7 @@ class Sandbox:
                 os._exit(126)
 
         user = {}
-        if self.root:
+        if self.root and netns is None:
             user = dict(user=self.uid, group=self.gid, extra_groups=[])
         base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
         try:

@@ -38,14 +38,20 @@ setup_file() {
 	echo "answer key $TAG" >"$OTHER/grading/answers/lab1.md"
 	chmod -R a+rX "$OTHER"
 	echo "$OTHER" >other-dir
-	# A server on loopback that records whatever reaches it.
+	# A TCP and a UDP server on one port of loopback that record whatever
+	# reaches them.
 	python3 -c '
-import socket, sys
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(5)
-print(s.getsockname()[1], flush=True)
-s.settimeout(600)
+import select, socket, sys
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(5)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(t.getsockname())
+print(t.getsockname()[1], flush=True)
 while True:
-    c, _ = s.accept(); open(sys.argv[1], "ab").write(c.recv(100) + b"\n"); c.close()
+    for s in select.select([t, u], [], [], 600)[0] or sys.exit(0):
+        if s is t:
+            c, _ = t.accept(); data = c.recv(100); c.close()
+        else:
+            data = u.recv(100)
+        open(sys.argv[1], "ab").write(data + b"\n")
 ' "$BATS_FILE_TMPDIR/server.log" >port &
 	echo $! >server.pid
 	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
@@ -62,11 +68,14 @@ while True:
 	sub hoard-MEMFD 1-interleave writer hoarder MEMFD "HOLD 400"
 	sub ringer 5-patterns iopattern ringer "${defs[@]}"
 
-	# The control: the intruder outside the grader (as root, in an IPC
-	# namespace of its own so that its objects go with it) reaches all.
+	# The controls: the intruder and the ringer outside the grader (as root,
+	# in an IPC namespace of its own so that the objects go with it) reach
+	# all they try.
 	mkdir -p control/run-1 control/run-2
 	cc -o control/intruder subs/intruder/labs/1-interleave/writer.c -lrt &&
 		(cd control/run-2 && unshare --ipc ../intruder 2>../intruder.txt) || true
+	cc -o control/ringer subs/ringer/labs/5-patterns/iopattern.c -luring &&
+		(cd control && ./ringer 2>ringer.txt) || true
 	grep -c "$TAG" server.log >server.before
 
 	# Two at a time (not wait: the server is a child too).
@@ -92,11 +101,12 @@ setup() {
 # The intruder's line of stderr, as the writer check quotes it.
 said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
 
-@test "contain: the intruder, run outside the grader, reaches everything it tries" {
-	cat control/intruder.txt
+@test "contain: the intruder and the ringer, run outside the grader, reach everything they try" {
+	cat control/intruder.txt control/ringer.txt
 	grep -q "answers=ok proc=ok netlink=ok tcp=ok run1-read=ok run1-write=ok shm=ok sem=ok msg=ok mq=ok" \
 		control/intruder.txt
-	[ "$(cat server.before)" -eq 1 ]  # the TAG it sent
+	grep -q "ringer: tcp=ok udp=ok netlink=ok" control/ringer.txt
+	[ "$(cat server.before)" -eq 3 ]  # the TAG each sent
 }
 
 @test "contain: another checkout's world-readable answers and /proc of other processes stay closed" {
@@ -113,8 +123,10 @@ said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
 	[ "$(grep -c "$(cat tag)" server.log)" -eq "$(cat server.before)" ]
 }
 
-@test "contain: io_uring's own socket and connect reach no server in Lab 5's --iodepth check" {
-	grep -q "ringer: socket=ok connect=EACCES" grades/ringer.txt
+@test "contain: io_uring's own sockets (TCP, UDP, netlink) reach nothing in Lab 5's --iodepth check" {
+	grep 'ringer:' grades/ringer.txt
+	grep -q "ringer: tcp=EACCES udp=" grades/ringer.txt   # Landlock refuses its connect
+	! grep -q "netlink=ok" grades/ringer.txt
 	[ "$(grep -c "$(cat tag)" server.log)" -eq "$(cat server.before)" ]
 }
 
