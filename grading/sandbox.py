@@ -9,8 +9,10 @@ Layers, outermost first (README "For instructors" has the table):
   2. Resource limits: CPU time, file size, address space, processes, open
      files, no core dumps; a watchdog on the bytes and files the uid writes.
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
-     network namespace, where they reach nothing), no io_uring unless a
-     check asks for it, nothing but the machine's own system-call ABI.
+     network namespace, where they reach nothing), no POSIX message queue,
+     no io_uring unless a check asks for it, nothing but the machine's own
+     system-call ABI.  As root without bubblewrap, an empty network
+     namespace too where the kernel grants one (for what io_uring opens).
   4. Landlock, where the kernel has it (grading/landlock.py): read only the
      system's directories and the run's, write only the run directory, no
      TCP, no signal or abstract Unix socket leaving the sandbox, no /proc.
