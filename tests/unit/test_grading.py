@@ -194,6 +194,15 @@ class Sandbox(unittest.TestCase):
         self.box.end_processes()
         self.assertEqual(sandbox.sysv_ipc(self.box.uid), [])
 
+    def test_describe_names_each_layer_or_its_absence(self):
+        said = self.box.describe()
+        for layer in (f"own uid {self.box.uid}", "memory 2048 MiB", "by a watchdog: no cgroup",
+                      "system-call filter (no sockets, no netlink", "no bubblewrap: second layer missing"):
+            self.assertIn(layer, said)
+        self.assertIn(f"Landlock ABI {landlock.abi()} on every program" if landlock.abi() else "no Landlock", said)
+        self.box.landlock = 0       # a kernel without Landlock
+        self.assertIn("no Landlock (the kernel has none)", self.box.describe())
+
     def test_closed_run_directory(self):
         self.box.close(self.dir)
         self.assertIn("Permission denied", self.run_sh("ls .", ))
