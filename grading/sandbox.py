@@ -294,9 +294,10 @@ def remove_files_of(uid, dirs=SHARED_TMP):
 
 def sysv_ipc(uid):
     """[(kind, id, bytes)]: the System V shared memory segments, semaphore
-    sets and message queues that uid owns or created, from
-    /proc/sysvipc (bytes: a segment's resident size where the kernel says,
-    else its size; 0 for the others)."""
+    sets and message queues that uid owns or created, from /proc/sysvipc
+    (bytes: the resident size, where the kernel says, else the size, of a
+    segment no process has attached, whose pages no process's resident
+    memory shows; 0 for the others)."""
     found = []
     for kind in ("shm", "sem", "msg"):
         try:
@@ -308,7 +309,7 @@ def sysv_ipc(uid):
         for row in rows:
             v = dict(zip(cols, row.split()))
             if str(uid) in (v.get("uid"), v.get("cuid")):
-                size = int(v.get("rss", v.get("size", 0))) if kind == "shm" else 0
+                size = int(v.get("rss", v.get("size", 0))) if kind == "shm" and v.get("nattch") == "0" else 0
                 found.append((kind, int(row.split()[1]), size))
     return found
 
@@ -357,18 +358,17 @@ def tree_of(pid, uid=None):
 
 def footprint(pids):
     """(bytes of memory, bytes of disk, open files) of the processes pids:
-    their private resident memory (shared pages are counted below, once),
-    and the regular files they hold open, each once, unlinked and memfd
-    files included (no directory shows them).  ((dev, inode) of each file
-    counted, for usage_of to skip.)"""
+    their resident memory (a shared page in each process that maps it: a
+    memfd mapped and closed shows nowhere else), and the regular files they
+    hold open, each once, unlinked and memfd files included (no directory
+    shows them).  ((dev, inode) of each file counted, for usage_of to skip.)"""
     page = os.sysconf("SC_PAGE_SIZE")
     memory = disk = 0
     seen = set()
     for pid in pids:
         try:
             with open(f"/proc/{pid}/statm", "rb") as f:
-                resident, shared = map(int, f.read().split()[1:3])
-            memory += (resident - shared) * page
+                memory += int(f.read().split()[1]) * page
             fds = os.listdir(f"/proc/{pid}/fd")
         except (OSError, ValueError):
             continue

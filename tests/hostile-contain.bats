@@ -64,6 +64,7 @@ while True:
 	# disk against the grader's 1 GiB.
 	sub hoard-RSS 1-interleave writer hoarder RSS "HOLD 100"
 	sub hoard-SHM 1-interleave writer hoarder SHM "HOLD 100"
+	sub hoard-MAPPED 1-interleave writer hoarder MAPPED "HOLD 100"
 	sub hoard-UNLINKED 1-interleave writer hoarder UNLINKED "HOLD 400"
 	sub hoard-MEMFD 1-interleave writer hoarder MEMFD "HOLD 400"
 	sub ringer 5-patterns iopattern ringer "${defs[@]}"
@@ -85,6 +86,7 @@ while True:
 	wait $!
 	grade hoard-MEMFD 1 "writer:" & grade ringer 5 "iodepth"
 	wait $!
+	grade hoard-MAPPED 1 "writer:"
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -150,6 +152,10 @@ said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
 
 @test "contain: memory is limited per run, not per process: 3 processes x 100 MiB over 256 MiB" {
 	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-RSS.txt
+}
+
+@test "contain: memory counts memfd files mapped, then closed: 3 x 100 MiB over 256 MiB" {
+	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-MAPPED.txt
 }
 
 @test "contain: System V shared memory counts: 3 segments x 100 MiB, none attached, over 256 MiB" {
