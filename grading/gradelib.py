@@ -213,7 +213,8 @@ class Running:
             return True
 
     def wait(self):
-        g, killed, polls = self.g, None, 0
+        g, killed = self.g, None
+        watched = time.monotonic()
         while True:
             try:
                 pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
@@ -221,14 +222,14 @@ class Running:
                 pid, status, usage = self.proc.pid, 0, None
             if pid:
                 break
-            polls += 1
-            if time.monotonic() > self.deadline:
+            now = time.monotonic()
+            if now > self.deadline:
                 killed = f"did not finish in {self.deadline - self.started:.0f} s (killed)"
-            elif polls % 20 == 0:
-                used, files = sandbox.usage_of([g.run, g.build], g.box.uid, shared=g.box.root and not g.box.bwrap)
-                used += os.fstat(self.out.fileno()).st_size + os.fstat(self.err.fileno()).st_size
-                if used > sandbox.LIMIT_DISK or files > sandbox.LIMIT_FILES:
-                    killed = f"wrote more than {sandbox.LIMIT_DISK >> 20} MiB or {sandbox.LIMIT_FILES} files (killed)"
+            elif now > watched + sandbox.WATCH_PERIOD:
+                # the disk and memory the whole run holds: a walk of /proc, not to do every poll
+                watched = now
+                killed = g.box.over_limits([g.run, g.build], self.proc.pid, os.fstat(self.out.fileno()).st_size
+                                           + os.fstat(self.err.fileno()).st_size)
             if killed:
                 g.box.stop(self.proc)
                 pid, status, usage = self.proc.pid, -9, None
@@ -367,6 +368,8 @@ class Grading:
         """A new run directory for students' programs (theirs to write) and a
         new reference directory (the grader's alone)."""
         self.box.end_processes()
+        if self.run:
+            self.box.close(self.run)
         self._n += 1
         self.run = os.path.join(self.work, f"run-{self._n}")
         self.ref = os.path.join(self.work, f"ref-{self._n}")
@@ -441,7 +444,7 @@ class Grading:
         argv = [reaper, str(to_grader), path or os.path.join(self.bin, prog)] + [str(a) for a in args]
         out, err, src = self._capture(), self._capture(), self._stdin(stdin)
         try:
-            proc = self.box.popen(argv, cwd=self.run, binds=[self.run],
+            proc = self.box.popen(argv, cwd=self.run, binds=[self.run], reaper=True,
                                   ro_binds=[self.bin, os.path.dirname(reaper), *ro_binds]
                                   + ([preload] if preload else []),
                                   allow_io_uring=io_uring, cpu=2 * timeout + 1, pass_fds=(to_grader, *pass_fds),

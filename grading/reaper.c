@@ -19,6 +19,12 @@
  * (LD_PRELOAD) is not loaded into it, and it makes itself non-dumpable, so
  * that the student's program, which runs as the same user, cannot open
  * its descriptors through /proc to forge the report.
+ *
+ * Where the grader hands it a Landlock ruleset (its descriptor in
+ * IOLAB_LANDLOCK_FD, see grading/landlock.py), it confines itself, and so
+ * all it starts, once it has opened /proc/self/io: the program then opens
+ * nothing of /proc, nor any file the ruleset does not name. The grader
+ * cannot do it before exec, as the reaper could then not read its counters.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +34,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +60,18 @@ int main(int argc, char **argv)
 	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		perror("reaper");
 		return 125;
+	}
+	const char *ruleset = getenv("IOLAB_LANDLOCK_FD");
+	if (ruleset != NULL) {
+		int fd = atoi(ruleset);
+		/* no_new_privs is set: the grader's system-call filter needs it too */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
+			perror("reaper: landlock_restrict_self");
+			return 125;
+		}
+		close(fd);
+		unsetenv("IOLAB_LANDLOCK_FD");
 	}
 	pid_t child = fork();
 	if (child < 0) {

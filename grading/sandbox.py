@@ -9,11 +9,20 @@ Layers, outermost first (README "For instructors" has the table):
   2. Resource limits: CPU time, file size, address space, processes, open
      files, no core dumps; a watchdog on the bytes and files the uid writes.
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
-     network namespace, where they reach nothing), no io_uring unless a
-     check asks for it, nothing but the machine's own system-call ABI.
-  4. bubblewrap, where it can start: new namespaces (no network, own /tmp,
-     /var/tmp and /dev/shm of bounded size, own PIDs), and only /usr, the
-     libraries, a minimal /etc and the directories the run needs.
+     network namespace, where they reach nothing), no POSIX message queue,
+     no io_uring unless a check asks for it, nothing but the machine's own
+     system-call ABI.  As root without bubblewrap, an empty network
+     namespace too where the kernel grants one (for what io_uring opens).
+  4. Landlock, where the kernel has it (grading/landlock.py): read only the
+     system's directories and the run's, write only the run directory, no
+     TCP, no signal or abstract Unix socket leaving the sandbox, no /proc.
+  5. bubblewrap, where it can start: new namespaces (no network, own /tmp,
+     /var/tmp and /dev/shm of bounded size, own PIDs, own System V IPC),
+     and only /usr, the libraries, a minimal /etc and the directories the
+     run needs.
+Nothing outlives a check: its processes are killed, the System V IPC
+objects of the uid removed, and (as root) its run directory closed to the
+uid.  Disk and memory are limited for the whole grading, not per process.
 A grader that is not root cannot change uid: it runs students' code only
 inside bubblewrap, or, with --unsafe-no-sandbox, as itself (and says so).
 """
@@ -26,9 +35,12 @@ import platform
 import resource
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import time
+
+import landlock
 
 # Uids handed to gradings: base + slot.  Far above the ranges distributions
 # give to users, system services and subordinate-id maps (and below 2^31,
@@ -42,6 +54,11 @@ LIMIT_NPROC = 192            # processes and threads of the uid (make + cc need 
 LIMIT_NOFILE = 256
 LIMIT_DISK = 1 << 30         # bytes the uid may have in its directories and /tmp
 LIMIT_FILES = 20000          # files it may have there
+# Resident memory of all the processes of a run, System V shared memory
+# included.  IOLAB_LIMIT_MEMORY_MIB lowers it (the tests' memory hogs stay small).
+LIMIT_MEMORY = int(os.environ.get("IOLAB_LIMIT_MEMORY_MIB", "2048")) << 20
+WATCH_PERIOD = 0.5           # seconds between two looks at a run's disk and memory: each walks
+                             # /proc (about 10 ms of CPU with 180 processes on a loaded VM)
 TMPFS_SIZE = 256 << 20       # each of the sandbox's /tmp, /var/tmp, /dev/shm
 
 # Directories any user may write to, where a program could leave files
@@ -56,6 +73,7 @@ _ARCH = {  # machine: (AUDIT_ARCH_*, socket(2) number, x32 bit or 0)
     "aarch64": (0xC00000B7, 198, 0),
 }
 _IO_URING_SETUP = 425  # the same on every architecture that has it
+_MQ_OPEN = {"x86_64": 240, "aarch64": 180}
 _AF_UNIX, _AF_NETLINK = 1, 16
 
 
@@ -64,10 +82,12 @@ def _bpf(code, k, jt=0, jf=0):
 
 
 def seccomp_filter(allow_io_uring, allow_unix):
-    """The BPF program: allow everything but sockets (netlink, and unix
-    ones where allow_unix, are left: bubblewrap needs them to set up its
-    network namespace, in which they reach nothing), io_uring (unless
-    allowed) and foreign ABIs."""
+    """The BPF program: allow everything but sockets (netlink and unix ones
+    are left where allow_unix: bubblewrap needs them to set up its network
+    namespace, in which they reach nothing; without it a netlink socket
+    would read the machine's socket table), POSIX message queues (which
+    outlive a process where nobody can list them: mq_open), io_uring
+    (unless allowed) and foreign ABIs."""
     arch, nr_socket, x32 = _ARCH[platform.machine()]
     LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
     ALLOW, KILL = 0x7FFF0000, 0x80000000
@@ -82,15 +102,18 @@ def seccomp_filter(allow_io_uring, allow_unix):
         prog += [_bpf(JGE, x32, 0, 1), _bpf(RET, ERRNO | errno.ENOSYS)]
     if not allow_io_uring:
         prog += [_bpf(JEQ, _IO_URING_SETUP, 0, 1), _bpf(RET, ERRNO | errno.EPERM)]
-    unix = _AF_UNIX if allow_unix else _AF_NETLINK
-    prog += [
-        _bpf(JEQ, nr_socket, 0, 4),
-        _bpf(LD, 16),                        # socket's first argument, the family
-        _bpf(JEQ, _AF_NETLINK, 2, 0),
-        _bpf(JEQ, unix, 1, 0),
-        _bpf(RET, ERRNO | errno.EACCES),
-        _bpf(RET, ALLOW),
-    ]
+    prog += [_bpf(JEQ, _MQ_OPEN[platform.machine()], 0, 1), _bpf(RET, ERRNO | errno.EACCES)]
+    if allow_unix:
+        prog += [
+            _bpf(JEQ, nr_socket, 0, 4),
+            _bpf(LD, 16),                    # socket's first argument, the family
+            _bpf(JEQ, _AF_NETLINK, 2, 0),
+            _bpf(JEQ, _AF_UNIX, 1, 0),
+            _bpf(RET, ERRNO | errno.EACCES),
+            _bpf(RET, ALLOW),
+        ]
+    else:
+        prog += [_bpf(JEQ, nr_socket, 0, 1), _bpf(RET, ERRNO | errno.EACCES), _bpf(RET, ALLOW)]
     return b"".join(prog)
 
 
@@ -115,6 +138,40 @@ def _install_seccomp(fprog):
             _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         os.write(2, b"sandbox: cannot install the system-call filter\n")
         os._exit(126)
+
+
+_CLONE_NEWNET = 0x40000000
+
+
+def _empty_netns():
+    """(descriptor, None) of a new network namespace with no interface up,
+    where students' programs run when bubblewrap does not (root only): a
+    UDP or netlink socket that io_uring opens past the filter reaches
+    nothing there.  (None, why) where the kernel or a container refuses
+    one (Docker without CAP_SYS_ADMIN)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            failed = _LIBC.unshare(_CLONE_NEWNET)
+            os.write(w, str(ctypes.get_errno() if failed else 0).encode())
+            os.close(w)                 # the grader reads to the end
+            if not failed:
+                signal.pause()          # until the grader has opened the namespace
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        err = int(f.read(10) or b"-1")
+    fd = None
+    try:
+        if err == 0:
+            fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return (fd, None) if fd is not None else (None, os.strerror(err) if err > 0 else "no answer")
 
 
 # ------------------------------------------------------------------ processes of a uid
@@ -249,10 +306,103 @@ def remove_files_of(uid, dirs=SHARED_TMP):
                 pass
 
 
-def usage_of(paths, uid, shared=True):
+def sysv_ipc(uid):
+    """[(kind, id, bytes)]: the System V shared memory segments, semaphore
+    sets and message queues that uid owns or created, from /proc/sysvipc
+    (bytes: the resident size, where the kernel says, else the size, of a
+    segment no process has attached, whose pages no process's resident
+    memory shows; 0 for the others)."""
+    found = []
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                head, *rows = f.read().splitlines()
+        except OSError:
+            continue
+        cols = head.split()
+        for row in rows:
+            v = dict(zip(cols, row.split()))
+            if str(uid) in (v.get("uid"), v.get("cuid")):
+                size = int(v.get("rss", v.get("size", 0))) if kind == "shm" and v.get("nattch") == "0" else 0
+                found.append((kind, int(row.split()[1]), size))
+    return found
+
+
+_IPC_RMID = 0
+
+
+def remove_ipc_of(uid):
+    """Removes uid's System V IPC objects, which outlive every process (a
+    segment goes once no process has it attached: all have been killed)."""
+    for kind, ident, _ in sysv_ipc(uid):
+        if kind == "shm":
+            _LIBC.shmctl(ident, _IPC_RMID, None)
+        elif kind == "sem":
+            _LIBC.semctl(ident, 0, _IPC_RMID)
+        else:
+            _LIBC.msgctl(ident, _IPC_RMID, None)
+
+
+def tree_of(pid, uid=None):
+    """pid and every process below it, and (uid given) every process whose
+    /proc directory belongs to uid: one pass over /proc.  A process that
+    escaped the tree (its launcher killed) is still uid's; one that made
+    itself undumpable (its /proc root's) is still in the tree, whose every
+    orphan the reaper or the grader adopts."""
+    parents, tree = {}, set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if uid is not None and os.stat(f"/proc/{name}").st_uid == uid:
+                tree.add(int(name))
+            with open(f"/proc/{name}/stat", "rb") as f:
+                # the fields after the command's ")": state, ppid, ...
+                parents.setdefault(int(f.read().rsplit(b")", 1)[1].split()[1]), []).append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    todo, below = [pid], set()
+    while todo:
+        p = todo.pop()
+        if p not in below:
+            below.add(p)
+            todo += parents.get(p, [])
+    return tree | below
+
+
+def footprint(pids):
+    """(bytes of memory, bytes of disk, open files) of the processes pids:
+    their resident memory (a shared page in each process that maps it: a
+    memfd mapped and closed shows nowhere else), and the regular files they
+    hold open, each once, unlinked and memfd files included (no directory
+    shows them).  ((dev, inode) of each file counted, for usage_of to skip.)"""
+    page = os.sysconf("SC_PAGE_SIZE")
+    memory = disk = 0
+    seen = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                memory += int(f.read().split()[1]) * page
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except (OSError, ValueError):
+            continue
+        for fd in fds:
+            try:
+                st = os.stat(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                disk += st.st_blocks * 512
+    return memory, disk, seen
+
+
+def usage_of(paths, uid, shared=True, seen=None):
     """(bytes, files) that uid has under paths and at the top of the shared
-    temporary directories; stops counting past the limits."""
+    temporary directories, skipping the files in seen ((dev, inode) pairs,
+    counted already); stops counting past the limits."""
     total = files = 0
+    seen = set(seen or ())
     stack = list(paths)
     if shared:
         for top in SHARED_TMP:
@@ -268,7 +418,9 @@ def usage_of(paths, uid, shared=True):
         except OSError:
             continue
         files += 1
-        total += st.st_blocks * 512
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))   # a hard link counts once
+            total += st.st_blocks * 512
         if os.path.isdir(path) and not os.path.islink(path):
             try:
                 stack += [e.path for e in os.scandir(path)]
@@ -288,6 +440,7 @@ class Sandbox:
         self.root = os.geteuid() == 0
         self.uid = self.gid = None
         self._slot = None
+        self.landlock = landlock.abi()   # 0: none
         become_subreaper()
         if self.root:
             self._claim_uid()
@@ -305,17 +458,37 @@ class Sandbox:
                 "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
                 "or pass --unsafe-no-sandbox")
         self.unsafe = not self.root and not self.bwrap
+        self.netns = self.netns_error = None
+        if self.root and not self.bwrap:
+            self.netns, self.netns_error = _empty_netns()
 
     def describe(self):
         if self.unsafe:
             return ("NONE: --unsafe-no-sandbox, students' programs ran as the grader's user "
-                    "under time and resource limits only")
+                    "under time and resource limits" +
+                    (f" and Landlock ABI {self.landlock}" if self.landlock else " only"))
         parts = []
         if self.bwrap:
             parts.append("bubblewrap sandbox (no network, own /tmp, only /usr and the run's directories)")
         parts.append(f"own uid {self.uid}" if self.root else "the grader's uid in a user namespace")
-        parts.append("limits (cpu, file size, memory, processes, disk)")
-        parts.append("system-call filter (no sockets)")
+        parts.append(f"limits (cpu, file size, processes; disk {LIMIT_DISK >> 20} MiB and memory "
+                     f"{LIMIT_MEMORY >> 20} MiB per run, open and unlinked files and shared memory included, "
+                     f"by a watchdog: no cgroup)")
+        parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink") +
+                     ", no POSIX message queues)")
+        if self.netns is not None:
+            parts.append("an empty network namespace")
+        elif self.netns_error:
+            parts.append(f"no network namespace ({self.netns_error})")
+        if self.landlock:
+            fs, net, scoped = landlock.handled(self.landlock)
+            parts.append(f"Landlock ABI {self.landlock} on every program (files"
+                         + (", no TCP" if net else "") + (", scoped signals and sockets" if scoped else "")
+                         + ("" if self.bwrap else "; builds too") + ")")
+        else:
+            parts.append("no Landlock (the kernel has none)")
+        if self.root:
+            parts.append("System V IPC removed and run directories closed after each check")
         if not self.bwrap:
             parts.append(f"{self.bwrap_error}: second layer missing")
         return ", ".join(parts)
@@ -340,6 +513,7 @@ class Sandbox:
             # A grading that died may have left processes or files behind.
             kill_uid(self.uid)
             remove_files_of(self.uid)
+            remove_ipc_of(self.uid)
             return
         raise RefuseError(f"all {UID_SLOTS} grading uids are in use")
 
@@ -350,14 +524,44 @@ class Sandbox:
         if self._slot is not None:
             os.close(self._slot)
             self._slot = None
+        if self.netns is not None:
+            os.close(self.netns)
+            self.netns = None
 
     def end_processes(self):
         """Every process a check started is gone when it ends."""
         if self.root:
             kill_uid(self.uid)
+            remove_ipc_of(self.uid)
         else:
             kill_orphans()
         reap_orphans()
+
+    def close(self, path):
+        """A run directory whose check has ended: the grader's alone, so no
+        later program of the uid reads or writes there (not root: bubblewrap
+        shows a program only its own run directory)."""
+        if self.root:
+            os.chown(path, 0, 0, follow_symlinks=False)
+            os.chmod(path, 0o700)
+
+    def over_limits(self, paths, pid, extra=0):
+        """Why the run of pid (the processes below it; as root, all of the
+        uid's) must be killed, or None: what it holds on disk under paths,
+        in the shared temporary directories and open (extra: bytes counted
+        elsewhere, its captured output) against LIMIT_DISK and LIMIT_FILES,
+        and its memory, System V shared memory included, against
+        LIMIT_MEMORY."""
+        pids = tree_of(pid, self.uid if self.root else None)
+        memory, held, seen = footprint(pids)
+        if self.root:
+            memory += sum(size for kind, _, size in sysv_ipc(self.uid) if kind == "shm")
+        if memory > LIMIT_MEMORY:
+            return f"used more than {LIMIT_MEMORY >> 20} MiB of memory (killed)"
+        used, files = usage_of(paths, self.uid, shared=self.root and not self.bwrap, seen=seen)
+        if used + held + extra > LIMIT_DISK or files > LIMIT_FILES:
+            return f"wrote more than {LIMIT_DISK >> 20} MiB or {LIMIT_FILES} files (killed)"
+        return None
 
     def own(self, path):
         """Hands path (made by the grader) to the students' uid."""
@@ -409,15 +613,26 @@ class Sandbox:
 
     def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
               cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=(),
-              address_space=LIMIT_AS):
+              address_space=LIMIT_AS, reaper=False):
         """Starts argv contained, in cwd, as a new session.  env adds to
         the program's environment; inside bubblewrap it is set for the
         program only, not for bwrap (an LD_PRELOAD must not load into it).
         address_space: its RLIMIT_AS (RLIM_INFINITY for a ThreadSanitizer
-        build, which reserves terabytes of shadow memory it never touches)."""
+        build, which reserves terabytes of shadow memory it never touches).
+        Landlock lets it read ro_binds and binds and write binds: argv[0]
+        confines itself where reaper (grading/reaper.c does, after opening
+        what it reads of /proc), else the child does before exec, outside
+        bubblewrap (which could not start confined: it mounts; inside it,
+        its mount namespace is the file system layer)."""
         if use_bwrap is None:
             use_bwrap = bool(self.bwrap)
         env = dict(env or {})
+        rules = None
+        if self.landlock and (reaper or not use_bwrap):
+            rules = landlock.ruleset(list(ro_binds) + list(binds), binds, self.landlock)
+            if reaper:
+                env["IOLAB_LANDLOCK_FD"] = str(rules)
+                pass_fds = (*pass_fds, rules)
         if use_bwrap:
             argv = self._bwrap_args(cwd, binds, ro_binds, env) + list(argv)
             env = {}
@@ -428,23 +643,42 @@ class Sandbox:
         # could not import anything from the grader's Python.
         fprog = _filter_program(seccomp_filter(allow_io_uring, allow_unix=use_bwrap))
         root, nproc = self.root, LIMIT_NPROC
+        confine = rules if rules is not None and not reaper else None
+        netns = self.netns if self.root and not use_bwrap else None
+        uid, gid = self.uid, self.gid
 
         def limit():
-            # Runs in the child after the uid changed, before exec.
+            # Runs in the child before exec, after the uid changed, or,
+            # where it enters the empty network namespace (which takes
+            # root), changes it here.
+            if netns is not None:
+                if _LIBC.setns(netns, _CLONE_NEWNET) != 0:
+                    os.write(2, b"sandbox: cannot enter the empty network namespace\n")
+                    os._exit(126)
+                os.setgroups([])
+                os.setresgid(gid, gid, gid)
+                os.setresuid(uid, uid, uid)
             os.umask(0o077)     # what it writes is its own unless it says otherwise
             for r, v in limits:
                 resource.setrlimit(r, (v, v))
             if root:  # a per-user count: only meaningful for an own uid
                 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-            _install_seccomp(fprog)
+            _install_seccomp(fprog)   # sets no_new_privs, which Landlock needs
+            if confine is not None and landlock.restrict(confine) != 0:
+                os.write(2, b"sandbox: cannot confine the program with Landlock\n")
+                os._exit(126)
 
         user = {}
-        if self.root:
+        if self.root and netns is None:
             user = dict(user=self.uid, group=self.gid, extra_groups=[])
         base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
-        proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **env), stdin=stdin,
-                                stdout=stdout, stderr=stderr, start_new_session=True,
-                                preexec_fn=limit, pass_fds=pass_fds, **user)
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **env), stdin=stdin,
+                                    stdout=stdout, stderr=stderr, start_new_session=True,
+                                    preexec_fn=limit, pass_fds=pass_fds, **user)
+        finally:
+            if rules is not None:
+                os.close(rules)
         _unwaited.add(proc.pid)
         return proc
 

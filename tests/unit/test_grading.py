@@ -14,6 +14,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grading"))
 import grade  # noqa: E402
 import gradelib  # noqa: E402
+import landlock  # noqa: E402
 import sandbox  # noqa: E402
 import unpack  # noqa: E402
 
@@ -194,6 +195,27 @@ class Cleanup(unittest.TestCase):
             unpack.unpack(f"{d}/sub", f"{d}/out")
 
 
+class Limits(unittest.TestCase):
+    def test_landlock_handles_what_each_abi_brought(self):
+        self.assertEqual(landlock.handled(1), ((1 << 13) - 1, 0, 0))
+        self.assertEqual(landlock.handled(3), ((1 << 15) - 1, 0, 0))
+        self.assertEqual(landlock.handled(4), ((1 << 15) - 1, 3, 0))
+        self.assertEqual(landlock.handled(7), ((1 << 16) - 1, 3, 3))
+
+    def test_footprint_counts_an_unlinked_open_file_once(self):
+        _, before, _ = sandbox.footprint([os.getpid()])
+        with tempfile.TemporaryFile() as f:     # unlinked, open
+            os.posix_fallocate(f.fileno(), 0, 1 << 20)
+            again = os.open(f"/proc/self/fd/{f.fileno()}", os.O_RDONLY)
+            try:
+                memory, disk, _ = sandbox.footprint([os.getpid()])
+            finally:
+                os.close(again)
+        self.assertGreaterEqual(disk - before, 1 << 20)
+        self.assertLess(disk - before, 2 << 20)     # twice open, counted once
+        self.assertGreater(memory, 0)
+
+
 @unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
 class Sandbox(unittest.TestCase):
     def setUp(self):
@@ -212,9 +234,12 @@ class Sandbox(unittest.TestCase):
         return p.communicate(timeout=30)[0].decode()
 
     def test_runs_as_its_own_uid_with_limits(self):
-        out = self.run_sh("id -u; umask; cat /proc/self/limits").splitlines()
-        self.assertEqual(out[:2], [str(self.box.uid), "0077"])
-        limits = {line[:26].strip(): line[26:].split()[0] for line in out[3:]}
+        self.assertEqual(self.run_sh("id -u; umask").split(), [str(self.box.uid), "0077"])
+        # read from outside: Landlock keeps the program out of /proc
+        p = self.box.popen(["/bin/sleep", "5"], cwd=self.dir, binds=[self.dir])
+        with open(f"/proc/{p.pid}/limits") as f:
+            limits = {line[:26].strip(): line[26:].split()[0] for line in f.read().splitlines()[1:]}
+        self.box.stop(p)
         self.assertEqual(limits["Max file size"], str(sandbox.LIMIT_FSIZE))
         self.assertEqual(limits["Max processes"], str(sandbox.LIMIT_NPROC))
         self.assertEqual(limits["Max core file size"], "0")
@@ -233,14 +258,46 @@ class Sandbox(unittest.TestCase):
         self.assertLess(at, args.index("--"))
 
     @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
-    def test_no_socket_but_netlink(self):
-        code = ("import socket\nfor f in (socket.AF_INET, socket.AF_INET6, socket.AF_UNIX):\n"
-                "    try: socket.socket(f); print('open')\n    except PermissionError: print('denied')\n"
-                "socket.socket(socket.AF_NETLINK, socket.SOCK_RAW); print('netlink')\n")
+    def test_no_socket_not_even_netlink_nor_a_message_queue(self):
+        # netlink only where bubblewrap needs it for its own network namespace
+        code = ("import ctypes, socket\n"
+                "for f in (socket.AF_INET, socket.AF_INET6, socket.AF_UNIX, socket.AF_NETLINK):\n"
+                "    try: socket.socket(f, socket.SOCK_RAW if f == socket.AF_NETLINK else socket.SOCK_STREAM)"
+                "; print('open')\n"
+                "    except PermissionError: print('denied')\n"
+                "rt = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+                "print(rt.mq_open(b'/iolab-unit', 0o100 | 2, 0o600, None), ctypes.get_errno())\n")
         with open(f"{self.dir}/t.py", "w") as f:
             f.write(code)
         out = self.run_sh(f"{PYTHON} -I t.py")
-        self.assertEqual(out.split(), ["denied", "denied", "denied", "netlink"])
+        self.assertEqual(out.split(), ["denied"] * 4 + ["-1", "13"])     # mq_open: EACCES
+
+    @unittest.skipUnless(landlock.abi(), "the kernel has no Landlock")
+    def test_landlock_leaves_the_run_directory_only(self):
+        out = self.run_sh("cat /etc/passwd /proc/1/cmdline; echo x >/tmp/iolab-unit-$$; "
+                          "echo mine >f && cat f && cat /usr/share/common-licenses/GPL-3 | head -1")
+        self.assertEqual(out.count("Permission denied"), 3, out)
+        self.assertIn("mine\n", out)
+        self.assertIn("GNU GENERAL PUBLIC LICENSE", out)
+
+    def test_system_v_ipc_goes_at_the_checks_end(self):
+        out = self.run_sh("ipcmk -M 65536 && ipcmk -S 1 && ipcmk -Q")
+        self.assertEqual(sorted(k for k, _, _ in sandbox.sysv_ipc(self.box.uid)), ["msg", "sem", "shm"], out)
+        self.box.end_processes()
+        self.assertEqual(sandbox.sysv_ipc(self.box.uid), [])
+
+    def test_describe_names_each_layer_or_its_absence(self):
+        said = self.box.describe()
+        for layer in (f"own uid {self.box.uid}", "memory 2048 MiB", "by a watchdog: no cgroup",
+                      "system-call filter (no sockets, no netlink", "no bubblewrap: second layer missing"):
+            self.assertIn(layer, said)
+        self.assertIn(f"Landlock ABI {landlock.abi()} on every program" if landlock.abi() else "no Landlock", said)
+        self.box.landlock = 0       # a kernel without Landlock
+        self.assertIn("no Landlock (the kernel has none)", self.box.describe())
+
+    def test_closed_run_directory(self):
+        self.box.close(self.dir)
+        self.assertIn("Permission denied", self.run_sh("ls .", ))
 
     @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
     def test_io_uring_only_when_asked(self):
@@ -265,10 +322,10 @@ class Sandbox(unittest.TestCase):
         self.assertEqual(sandbox.pids_of(self.box.uid), [])
 
     def test_files_left_in_shared_tmp_are_removed(self):
-        self.run_sh("echo x >/tmp/iolab-unit-$$; echo $$ >pid")
-        with open(f"{self.dir}/pid") as f:
-            left = f"/tmp/iolab-unit-{f.read().strip()}"
-        self.assertTrue(os.path.exists(left))
+        # (Landlock keeps a program out of /tmp: the uid's file is made here)
+        fd, left = tempfile.mkstemp(prefix="iolab-unit-", dir="/tmp")
+        os.close(fd)
+        self.box.own(left)
         sandbox.remove_files_of(self.box.uid)
         self.assertFalse(os.path.exists(left))
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# The grader's containment layers that need no namespaces (Landlock, the
+# system-call filter, IPC removal, closed run directories, per-grading disk
+# and memory limits) against hostile programs: each attack that held
+# without bubblewrap fails, with it and without. Run as root; CI runs it
+# twice, with bubblewrap and with bwrap hidden from PATH (Gradescope's case).
+
+load helpers
+load grading
+
+# grade NAME LAB ONLY: grades subs/NAME (only its lab's builds and the
+# checks named ONLY) into grades/NAME.txt.
+grade() {
+	IOLAB_LIMIT_MEMORY_MIB=256 "$ROOT/grade.sh" --labs "$2" --only "$3" "subs/$1" >"grades/$1.txt" 2>&1
+}
+
+# sub NAME LAB_DIR PROG FIXTURE DEFINES...: subs/NAME, a submission of one
+# program, the hostile FIXTURE in place of PROG, with these #defines.
+sub() {
+	local name=$1 dir=$2 prog=$3 fixture=$4 def
+	shift 4
+	mkdir -p "subs/$name/labs/$dir"
+	for def in "$@"; do echo "#define $def"; done >"subs/$name/labs/$dir/$prog.c"
+	cat "$ROOT/tests/fixtures/hostile/$fixture.c" >>"subs/$name/labs/$dir/$prog.c"
+}
+
+setup_file() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	cd "$BATS_FILE_TMPDIR" || return 1
+	mkdir subs grades
+	TAG="iolab-contain-$$"
+	echo "$TAG" >tag
+	# Another checkout's answer key, readable by every user, as on an
+	# instructor's machine.
+	OTHER=$(mktemp -d /tmp/iolab-contain-other.XXXXXX)
+	chmod 755 "$OTHER"
+	mkdir -p "$OTHER/grading/answers"
+	echo "answer key $TAG" >"$OTHER/grading/answers/lab1.md"
+	chmod -R a+rX "$OTHER"
+	echo "$OTHER" >other-dir
+	# A TCP and a UDP server on one port of loopback that record whatever
+	# reaches them.
+	python3 -c '
+import select, socket, sys
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(5)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(t.getsockname())
+print(t.getsockname()[1], flush=True)
+while True:
+    for s in select.select([t, u], [], [], 600)[0] or sys.exit(0):
+        if s is t:
+            c, _ = t.accept(); data = c.recv(100); c.close()
+        else:
+            data = u.recv(100)
+        open(sys.argv[1], "ab").write(data + b"\n")
+' "$BATS_FILE_TMPDIR/server.log" >port &
+	echo $! >server.pid
+	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+	local port defs
+	port=$(cat port)
+	defs=("ANSWERS \"$OTHER/grading/answers/lab1.md\"" "PORT $port" "TAG \"$TAG\"")
+
+	sub intruder 1-interleave writer intruder "${defs[@]}"
+	# Memory against a limit of 256 MiB the test sets (IOLAB_LIMIT_MEMORY_MIB),
+	# disk against the grader's 1 GiB.
+	sub hoard-RSS 1-interleave writer hoarder RSS "HOLD 100"
+	sub hoard-SHM 1-interleave writer hoarder SHM "HOLD 100"
+	sub hoard-MAPPED 1-interleave writer hoarder MAPPED "HOLD 100"
+	sub hoard-UNLINKED 1-interleave writer hoarder UNLINKED "HOLD 400"
+	sub hoard-MEMFD 1-interleave writer hoarder MEMFD "HOLD 400"
+	sub ringer 5-patterns iopattern ringer "${defs[@]}"
+
+	# The controls: the intruder and the ringer outside the grader (as root,
+	# in an IPC namespace of its own so that the objects go with it) reach
+	# all they try.
+	mkdir -p control/run-1 control/run-2
+	cc -o control/intruder subs/intruder/labs/1-interleave/writer.c -lrt &&
+		(cd control/run-2 && unshare --ipc ../intruder 2>../intruder.txt) || true
+	cc -o control/ringer subs/ringer/labs/5-patterns/iopattern.c -luring &&
+		(cd control && ./ringer 2>ringer.txt) || true
+	grep -c "$TAG" server.log >server.before
+
+	# Two at a time (not wait: the server is a child too).
+	grade intruder 1 "writer:" & grade hoard-RSS 1 "writer:"
+	wait $!
+	grade hoard-SHM 1 "writer:" & grade hoard-UNLINKED 1 "writer:"
+	wait $!
+	grade hoard-MEMFD 1 "writer:" & grade ringer 5 "iodepth"
+	wait $!
+	grade hoard-MAPPED 1 "writer:"
+	kill "$(cat server.pid)" 2>/dev/null || true
+}
+
+teardown_file() {
+	[ -s "$BATS_FILE_TMPDIR/other-dir" ] && rm -rf "$(cat "$BATS_FILE_TMPDIR/other-dir")"
+	return 0
+}
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "the hostile suite needs root: each grading gets its own uid"
+	cd "$BATS_FILE_TMPDIR" || return 1
+}
+
+# The intruder's line of stderr, as the writer check quotes it.
+said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
+
+@test "contain: the intruder and the ringer, run outside the grader, reach everything they try" {
+	cat control/intruder.txt control/ringer.txt
+	grep -q "answers=ok proc=ok netlink=ok tcp=ok run1-read=ok run1-write=ok shm=ok sem=ok msg=ok mq=ok" \
+		control/intruder.txt
+	grep -q "ringer: tcp=ok udp=ok netlink=ok" control/ringer.txt
+	[ "$(cat server.before)" -eq 3 ]  # the TAG each sent
+}
+
+@test "contain: another checkout's world-readable answers and /proc of other processes stay closed" {
+	said intruder
+	# EACCES: Landlock's refusal; ENOENT: not in bubblewrap's mount namespace
+	said intruder | grep -Eq "answers=(EACCES|ENOENT) proc=EACCES"
+	[ "$(grep -c "answer key" grades/intruder.txt)" -eq 0 ]
+	grep -q '^Containment: .*Landlock ABI [0-9]' grades/intruder.txt
+}
+
+@test "contain: no TCP and no socket table through netlink" {
+	said intruder | grep -q "tcp=EACCES"
+	said intruder | grep -Eq "netlink=(EACCES|ENOENT)"
+	[ "$(grep -c "$(cat tag)" server.log)" -eq "$(cat server.before)" ]
+}
+
+@test "contain: io_uring's own sockets (TCP, UDP, netlink) reach nothing in Lab 5's --iodepth check" {
+	grep 'ringer:' grades/ringer.txt
+	grep -q "ringer: tcp=EACCES udp=" grades/ringer.txt   # Landlock refuses its connect
+	[ "$(grep -c "netlink=ok" grades/ringer.txt)" -eq 0 ]
+	[ "$(grep -c "$(cat tag)" server.log)" -eq "$(cat server.before)" ]
+}
+
+@test "contain: an earlier check's run directory is neither readable nor writable" {
+	said intruder | grep -Eq "run1-read=(EACCES|ENOENT) run1-write=(EACCES|ENOENT)"
+}
+
+@test "contain: no System V IPC object or POSIX message queue outlives the grading" {
+	said intruder | grep -q "mq=EACCES"
+	# Created (with bubblewrap in the sandbox's IPC namespace), then gone.
+	said intruder | grep -q "shm=ok sem=ok msg=ok"
+	python3 - <<-'PY'
+	for kind in ("shm", "sem", "msg"):
+	    head, *rows = open(f"/proc/sysvipc/{kind}").read().splitlines()
+	    cols = head.split()
+	    for row in rows:
+	        v = dict(zip(cols, row.split()))
+	        assert not 1500000000 <= int(v["uid"]) < 1500001000, (kind, row)
+	PY
+}
+
+@test "contain: memory is limited per run, not per process: 3 processes x 100 MiB over 256 MiB" {
+	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-RSS.txt
+}
+
+@test "contain: memory counts memfd files mapped, then closed: 3 x 100 MiB over 256 MiB" {
+	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-MAPPED.txt
+}
+
+@test "contain: System V shared memory counts: 3 segments x 100 MiB, none attached, over 256 MiB" {
+	grep -q '^Containment: bubblewrap' grades/hoard-SHM.txt &&
+		skip "with bubblewrap the segments are in the sandbox's IPC namespace, out of the watchdog's sight (they end with the run)"
+	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-SHM.txt
+}
+
+@test "contain: disk counts unlinked-but-open and memfd files: 3 x 400 MiB over 1 GiB" {
+	for kind in UNLINKED MEMFD; do
+		grep -q "writer wrote more than 1024 MiB or 20000 files (killed)" grades/hoard-$kind.txt
+	done
+}
