@@ -29,7 +29,7 @@
 # common/, labs/, plot/*.gp, data/reference/, tests/) with every region
 # replaced, and none of the grader's material: grade.sh, grading/ (fixtures,
 # reference answers), the grader's tests (tests/grade*.bats, gradelib.bats
-# among them, tests/grading.bash, tests/hostile.bats and its fixtures,
+# among them, tests/grading.bash, tests/hostile*.bats and their fixtures,
 # tests/unit/test_grading.py), make class's (tests/class.bats,
 # tests/class-gen.py, tests/unit/test_classresults.py) and this tool's (tests/starter.bats,
 # tests/fixtures/starter/). Its README ends before "## For instructors",
@@ -148,7 +148,7 @@ strip() {
 # What goes into the starter, relative to the kit. tests/ loses the
 # grader's tests and this tool's below.
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
-NOT_FOR_STUDENTS=(tests/grade*.bats tests/grading.bash tests/hostile.bats tests/fixtures/hostile tests/answers.bats
+NOT_FOR_STUDENTS=(tests/grade*.bats tests/grading.bash tests/hostile*.bats tests/fixtures/hostile tests/answers.bats
 	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
 	tests/starter.bats tests/fixtures/starter)
 

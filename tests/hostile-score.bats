@@ -220,9 +220,14 @@ lab1_max() {
 
 @test "a grading stopped by SIGTERM (Gradescope's timeout) writes what it finished" {
 	need_grading
-	run timeout 12 "$ROOT/grade.sh" --json t.json --only 'runs: speed' --repeat 40 "$BATS_FILE_TMPDIR/subs/reference"
+	# SIGTERM once the first check has passed, however loaded the machine.
+	"$ROOT/grade.sh" --json t.json --only 'runs: speed' --repeat 40 "$BATS_FILE_TMPDIR/subs/reference" >t.txt 2>&1 &
+	local pid=$! tries=0
+	until grep -q ': PASS ' t.txt || [ $((tries += 1)) -gt 1200 ]; do sleep 0.1; done
+	kill -TERM "$pid"
+	wait "$pid" || true
+	output=$(cat t.txt)
 	echo "$output"
-	[ "$status" -eq 124 ]
 	grep -q '^Score: [1-9][0-9]*/83$' <<<"$output"
 	python3 - t.json <<-'PY'
 	import json, sys
