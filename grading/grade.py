@@ -750,7 +750,7 @@ def write_pl_scores(out, names, qid):
             most = (result.get("extra_data") or {}).get("max_score")
             score = result.get("score", 0)
             feedback = (f"Score: {score}/{most}" if most else
-                        clean(result.get("output") or "not graded: no results.json", 200, 1))
+                        clean((result.get("output") or "not graded: no results.json").splitlines()[0], 200, 1))
             w.writerow([name, 1, qid, round(100 * score / most, 2) if most else 0, feedback])
     os.replace(tmp, os.path.join(out, "pl-scores.csv"))
     print(f"wrote {os.path.join(out, 'pl-scores.csv')}")
