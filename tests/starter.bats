@@ -518,6 +518,26 @@ assert o["entrypoint"] == "/grade/serverFilesCourse/iolab/run_prairielearn" and 
 	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["gradable"] is False and r["score"] == 0 and "not a readable .tar.gz" in r["message"], r' pl/results/results.json
 }
 
+@test "grade.sh --batch: pl-scores.csv, PrairieLearn's score upload, a row per submission" {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	mkdir subs
+	cp -R "$(STARTER)" subs/starter
+	head -c 3000 /dev/urandom >subs/garbage.tar.gz
+	"$ROOT/grade.sh" --batch subs --out grades --labs 1 --pl-qid lab1q >batch.log 2>&1 || { cat batch.log; return 1; }
+	grep -qx "wrote grades/pl-scores.csv" batch.log
+	python3 - grades/pl-scores.csv grades/starter.json <<-'PY'
+	import csv, json, sys
+	rows = list(csv.reader(open(sys.argv[1])))
+	r = json.load(open(sys.argv[2]))
+	most = r["extra_data"]["max_score"]
+	assert rows[0] == ["uid", "instance", "qid", "score_perc", "feedback"], rows[0]
+	assert rows[1][:3] == ["garbage", "1", "lab1q"] and rows[1][3] == "0", rows[1]
+	assert rows[1][4].startswith("The grader could not grade this submission: "), rows[1]
+	assert rows[2] == ["starter", "1", "lab1q", str(round(100 * r["score"] / most, 2)), f"Score: {r['score']}/{most}"], rows[2]
+	assert 0 < float(rows[2][3]) < 50 and len(rows) == 3, rows
+	PY
+}
+
 @test "starter and autograder: shellcheck finds nothing" {
 	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
 	shellcheck -S warning "$ROOT/grading/starter.sh" "$ROOT"/grading/autograder/*.sh \
