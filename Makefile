@@ -157,7 +157,8 @@ handin:
 	@bash common/handin.sh
 
 # Instructors: the students' starter kit (every solution region replaced by
-# its stub, no grader) and Gradescope's autograder.zip, both into $(DIST).
+# its stub, no grader) and Gradescope's autograder.zip (PLATFORM=prairielearn:
+# a PrairieLearn course's prairielearn.zip), both into $(DIST).
 # LABS=1,2,3,4: a course of only those labs, the same list for both (the
 # starter leaves the others out; GRADE_LABS=, older, is the autograder's
 # alone); GRADE_TIMEOUT=SECONDS:
@@ -174,7 +175,7 @@ ifneq ($(INSTRUCTOR),)
 starter:
 	@bash grading/starter.sh -o $(DIST)/starter $(if $(LABS),--labs $(LABS))
 autograder:
-	@bash grading/autograder/build.sh -o $(DIST)/autograder.zip $(if $(or $(GRADE_LABS),$(LABS)),--labs $(or $(GRADE_LABS),$(LABS))) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
+	@bash grading/autograder/build.sh --platform $(or $(PLATFORM),gradescope) -o $(DIST)/$(if $(filter prairielearn,$(PLATFORM)),prairielearn,autograder).zip $(if $(or $(GRADE_LABS),$(LABS)),--labs $(or $(GRADE_LABS),$(LABS))) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
 class:
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make class: say where the submissions are: make class SUBMISSIONS=DIR (or the Gradescope zip) [CLASS=OUT]" >&2; exit 2; fi
 	@bash common/deps.sh gnuplot
@@ -203,7 +204,7 @@ help:
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
 ifneq ($(INSTRUCTOR),)
 	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter (LABS=1,2: only those labs)"
-	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs)"
+	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs; PLATFORM=prairielearn: $(DIST)/prairielearn.zip)"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="

@@ -10,6 +10,7 @@ by hand.  See gradelib.py for how a check is written.
 """
 
 import argparse
+import base64
 import concurrent.futures
 import csv
 import importlib
@@ -448,8 +449,13 @@ def grade_one(args):
             why = ("the grading was stopped (SIGTERM: the autograder's time limit?)" if _TERMINATED
                    else f"the grading's time ({args.budget} s) ran out")
             notes.append(f"{why}: {len(not_run)} check(s) did not finish and scored 0: {'; '.join(not_run)}")
-        report(records, modules, containment, args.json, standing(args),
-               dict(seed=seed, notes=notes, started=started))
+        res = result(records, modules, containment, standing(args),
+                     dict(seed=seed, notes=notes, started=started, submission=sub))
+        print_report(res)
+        if args.json:
+            write_json(args.json, gradescope_json(res))
+        if args.pl_json:
+            write_json(args.pl_json, prairielearn_json(res))
         return 0
     except unpack.Refused as e:
         return give_up(args, f"{clean(args.submission)}: {clean(str(e), 400, 5)}", seed, started)
@@ -490,9 +496,12 @@ def record(c, status, message):
 
 def give_up(args, message, seed, started):
     print(f"{PROG}: {message}", file=sys.stderr)
+    said = f"The grader could not grade this submission: {message}"
     if args.json:
-        write_json(args.json, 0, f"The grader could not grade this submission: {message}", [],
-                   dict(seed=seed, max_score=None), started)
+        write_json(args.json, dict(score=0, execution_time=round(time.monotonic() - started), output=said,
+                                   tests=[], extra_data=dict(seed=seed, max_score=None)))
+    if args.pl_json:    # not gradable: PrairieLearn counts no attempt and shows the message
+        write_json(args.pl_json, dict(gradable=False, score=0, message=said, output="", tests=[]))
     return 1
 
 
@@ -508,59 +517,137 @@ def standing(args):
         return [f"class results: {args.class_data}: {clean(str(e))}"]
 
 
-def report(records, modules, containment, json_path, class_lines, about):
-    """The summary and `Score: X/Y`; results.json from the same records.
-    A skipped check's points are in neither X nor Y."""
-    print()
+# ------------------------------------------------------------------ the result and its writers
+
+def result(records, modules, containment, class_lines, about):
+    """The one result of a grading that every writer reads: the records,
+    score and maximum (a skipped check's points are in neither), seed,
+    notes, containment, class standing and the written answers left to
+    grade by hand."""
     counted = [r for r in records if r["status"] != "SKIP"]
-    total, maximum = sum(r["score"] for r in counted), sum(r["points"] for r in counted)
-    for lab in dict.fromkeys(r["lab"] for r in records):
-        s = sum(r["score"] for r in counted if r["lab"] == lab)
-        m = sum(r["points"] for r in counted if r["lab"] == lab)
-        print(f"{'lab' + str(lab) if lab else 'all':<8} {s:3d}/{m}")
-    questions = {q: p for m in modules.values() for q, p in m.QUESTIONS.items()}
-    print(f"Written answers ({len(questions)} questions, {sum(questions.values())} points) "
-          "are graded by hand with the rubric in handout.md.")
     skipped = [r for r in records if r["status"] == "SKIP"]
     notes = list(about["notes"])
     if skipped:
         notes.append(f"{len(skipped)} check(s) skipped, this machine cannot run them, "
                      f"{sum(r['points'] for r in skipped)} points left out of the maximum: "
                      + "; ".join(r["name"] for r in skipped))
-    for line in notes:
+    return dict(records=records, score=sum(r["score"] for r in counted), maximum=sum(r["points"] for r in counted),
+                labs={lab: (sum(r["score"] for r in counted if r["lab"] == lab),
+                            sum(r["points"] for r in counted if r["lab"] == lab))
+                      for lab in dict.fromkeys(r["lab"] for r in records)},
+                questions={q: p for m in modules.values() for q, p in m.QUESTIONS.items()},
+                notes=notes, class_lines=class_lines, containment=containment, seed=about["seed"],
+                started=about["started"], submission=about.get("submission"))
+
+
+def print_report(res):
+    """The summary and `Score: X/Y` under the lines of the checks."""
+    print()
+    for lab, (s, m) in res["labs"].items():
+        print(f"{'lab' + str(lab) if lab else 'all':<8} {s:3d}/{m}")
+    questions = res["questions"]
+    print(f"Written answers ({len(questions)} questions, {sum(questions.values())} points) "
+          "are graded by hand with the rubric in handout.md.")
+    for line in res["notes"]:
         print(f"Note: {line}")
-    if class_lines:
+    if res["class_lines"]:
         print("Your measurements in the class:")
-        for line in class_lines:
+        for line in res["class_lines"]:
             print(f"  {line}")
-    print(f"Containment: {containment}")
-    print(f"Seed: {about['seed']}")
-    print(f"Score: {total}/{maximum}")
-    if json_path:
-        tests = []
-        for r in records:
-            t = dict(name=r["name"], score=r["score"], max_score=r["points"], output=r["output"],
-                     visibility="visible")
-            if r["status"] == "SKIP":   # worth nothing here: Gradescope leaves it out of the total
-                t["max_score"] = 0
-            else:
-                t["status"] = "passed" if r["score"] == r["points"] else "failed"
-            tests.append(t)
-        output = f"Score: {total}/{maximum}. Seed: {about['seed']}. Containment: {containment}"
-        for line in notes:
-            output += f"\nNote: {line}"
-        if class_lines:
-            output += "\n\nYour measurements in the class:\n" + "\n".join(class_lines)
-        write_json(json_path, total, output, tests, dict(seed=about["seed"], max_score=maximum), about["started"])
+    print(f"Containment: {res['containment']}")
+    print(f"Seed: {res['seed']}")
+    print(f"Score: {res['score']}/{res['maximum']}")
 
 
-def write_json(path, score, output, tests, extra, started):
-    """Gradescope's results.json, written whole or not at all; extra_data
-    holds the seed and this grading's maximum (class.csv reads it)."""
+def summary(res):
+    """The text above the tests on both platforms."""
+    text = f"Score: {res['score']}/{res['maximum']}. Seed: {res['seed']}. Containment: {res['containment']}"
+    for line in res["notes"]:
+        text += f"\nNote: {line}"
+    if res["class_lines"]:
+        text += "\n\nYour measurements in the class:\n" + "\n".join(res["class_lines"])
+    return text
+
+
+def numbered(records):
+    """(record, number, tag) in order: number "N.i" is lab N's i-th check,
+    tag "labN"; the checks of no one lab (the machine's) are "all" and
+    get no number."""
+    seen = {}
+    for r in records:
+        seen[r["lab"]] = seen.get(r["lab"], 0) + 1
+        yield r, (f"{r['lab']}.{seen[r['lab']]}" if r["lab"] else None), (f"lab{r['lab']}" if r["lab"] else "all")
+
+
+def gradescope_json(res):
+    """Gradescope's results.json (its "Autograder Specifications"):
+    extra_data holds the seed and this grading's maximum (class.csv reads
+    it)."""
+    tests = []
+    for r, number, tag in numbered(res["records"]):
+        t = dict(name=r["name"], score=r["score"], max_score=r["points"], output=r["output"],
+                 visibility="visible", tags=[tag])
+        if number:
+            t["number"] = number
+        if r["status"] == "SKIP":   # worth nothing here: Gradescope leaves it out of the total
+            t["max_score"] = 0
+        else:
+            t["status"] = "passed" if r["score"] == r["points"] else "failed"
+        tests.append(t)
+    return dict(score=res["score"], execution_time=round(time.monotonic() - res["started"]), output=summary(res),
+                tests=tests, extra_data=dict(seed=res["seed"], max_score=res["maximum"]))
+
+
+IMAGE_LIMIT = 400_000     # bytes of one figure PrairieLearn shows; a larger one is named, not shown
+IMAGES_LIMIT = 2_000_000  # bytes of all of them (measured: the kit's 19 figures, 24-81 KB each, 0.96 MB)
+
+
+def figures(sub, labs):
+    """(label, data: URL) of the submission's figures of these labs that
+    are PNG files (plot/labN-*.png, as the kit's plot/*.gp name them),
+    within the limits above, and a note per figure left out."""
+    images, notes, used = [], [], 0
+    for gp in sorted(os.listdir(os.path.join(KIT, "plot"))):
+        m = re.fullmatch(r"lab([1-9])-.+\.gp", gp)
+        if not m or int(m.group(1)) not in labs:
+            continue
+        name = f"plot/{gp[:-3]}.png"
+        path = os.path.join(sub, name)
+        if not os.path.isfile(path) or os.path.islink(path):
+            continue
+        with open(path, "rb") as f:
+            png = f.read(IMAGE_LIMIT + 1)
+        if not png.startswith(PNG_SIGNATURE):
+            continue
+        if len(png) > IMAGE_LIMIT or used + len(png) > IMAGES_LIMIT:
+            notes.append(f"{name} not shown: larger than the {IMAGE_LIMIT // 1000} KB a figure may be "
+                         f"(or than {IMAGES_LIMIT // 1000} KB of figures together)")
+            continue
+        used += len(png)
+        images.append(dict(label=name, url="data:image/png;base64," + base64.b64encode(png).decode("ascii")))
+    return images, notes
+
+
+def prairielearn_json(res):
+    """PrairieLearn's external grader results.json ("External Grading"):
+    score from 0 to 1, a test per check with points and max_points, and
+    the student's figures as images."""
+    tests = []
+    for r, number, tag in numbered(res["records"]):
+        tests.append(dict(name=r["name"], points=r["score"], max_points=0 if r["status"] == "SKIP" else r["points"],
+                          message=r["output"] if r["status"] != "PASS" else "", output=r["output"] or ""))
+    images, notes = ([], []) if res["submission"] is None else \
+        figures(res["submission"], {lab for lab in res["labs"] if lab})
+    output = summary(res) + "".join(f"\nNote: {n}" for n in notes)
+    return dict(gradable=True, score=round(res["score"] / res["maximum"], 4) if res["maximum"] else 0,
+                message=f"Score: {res['score']}/{res['maximum']}", output=output, tests=tests, images=images)
+
+
+def write_json(path, obj):
+    """A results.json, written whole or not at all."""
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(dict(score=score, execution_time=round(time.monotonic() - started), output=output,
-                       tests=tests, extra_data=extra), f, indent=2)
+        json.dump(obj, f, indent=2)
     os.replace(tmp, path)
 
 
@@ -640,7 +727,33 @@ def batch(args):
                        + [result.get("score", 0), sum(c.points for c in checks) if most is None else most])
     os.replace(tmp, os.path.join(out, "class.csv"))
     print(f"wrote {os.path.join(out, 'class.csv')}")
+    write_pl_scores(out, names, args.pl_qid)
     return 0
+
+
+def write_pl_scores(out, names, qid):
+    """OUT/pl-scores.csv: the columns PrairieLearn's instructor upload of
+    question scores takes (its "Manual Grading" page, uploading scores and
+    feedback: uid, instance, qid, score_perc, feedback), a row per
+    submission, from its results.json. A submission that could not be
+    graded scores 0 and its feedback says why."""
+    tmp = os.path.join(out, "pl-scores.csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["uid", "instance", "qid", "score_perc", "feedback"])
+        for name in names:
+            try:
+                with open(os.path.join(out, name + ".json")) as j:
+                    result = json.load(j)
+            except (OSError, ValueError):
+                result = {}
+            most = (result.get("extra_data") or {}).get("max_score")
+            score = result.get("score", 0)
+            feedback = (f"Score: {score}/{most}" if most else
+                        clean((result.get("output") or "not graded: no results.json").splitlines()[0], 200, 1))
+            w.writerow([name, 1, qid, round(100 * score / most, 2) if most else 0, feedback])
+    os.replace(tmp, os.path.join(out, "pl-scores.csv"))
+    print(f"wrote {os.path.join(out, 'pl-scores.csv')}")
 
 
 def batch_names(subs):
@@ -660,19 +773,25 @@ def last_line(path):
 
 # ------------------------------------------------------------------ command line
 
-USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--keep] [--seed N] [--budget S] [SUBMISSION]
-       ./grade.sh --batch DIR [-j N] [--out DIR] [--labs LIST] [--seed N] [--budget S]
+USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--keep] [--seed N] [--budget S] [SUBMISSION]
+       ./grade.sh --batch DIR [-j N] [--out DIR] [--pl-qid QID] [--labs LIST] [--seed N] [--budget S]
        ./grade.sh --list [--labs LIST]
   SUBMISSION  a directory or a .tar.gz from `make handin`;
               none: grade the kit itself (after `make labs`)
   --labs LIST only these labs, e.g. 1,2 (default: the labs the handin
               names in its labs.txt, each once, else all)
   --json FILE write Gradescope's results.json to FILE as well
+  --pl-json FILE
+              write PrairieLearn's external grader results.json to FILE
+              as well (score 0-1, a test per check, the figures as images)
   --keep      keep the scratch directory and say where it is
   --list      print every check with its points, grade nothing
   --batch DIR grade every *.tar.gz and directory in DIR, N at a time
               (default 2), each into OUT/NAME.txt and OUT/NAME.json, and
-              write OUT/class.csv: a row per submission, a column per check
+              write OUT/class.csv: a row per submission, a column per check,
+              and OUT/pl-scores.csv: PrairieLearn's score upload (uid,
+              instance, qid, score_perc, feedback; uid the submission's
+              name, instance 1, qid QID, default iolab)
   --out DIR   where --batch writes (default ./grades; never inside DIR)
   --class-data OUT
               also place each submission's measurements in the class that
@@ -738,6 +857,8 @@ def main(argv):
     p.add_argument("submission", nargs="?")
     p.add_argument("--labs", type=lab_list)
     p.add_argument("--json")
+    p.add_argument("--pl-json")
+    p.add_argument("--pl-qid", default="iolab")
     p.add_argument("--keep", action="store_true")
     p.add_argument("--list", action="store_true")
     p.add_argument("--batch")
@@ -763,8 +884,9 @@ def main(argv):
         if args.submission:
             usage_error("one SUBMISSION at a time (or --batch DIR)")
         return batch(args)
-    if args.json:
-        args.json = os.path.abspath(args.json)
+    for opt in ("json", "pl_json"):
+        if getattr(args, opt):
+            setattr(args, opt, os.path.abspath(getattr(args, opt)))
     return grade_one(args)
 
 

@@ -2,7 +2,9 @@
 # The instructor's workflow: grading/starter.sh strips solution regions,
 # `make starter` makes a students' kit that compiles, tells what is still to
 # write and grades low without errors; `make autograder` makes a Gradescope
-# zip whose run_autograder grades a handin in a fake /autograder tree.
+# zip whose run_autograder grades a handin in a fake /autograder tree, and
+# `make autograder PLATFORM=prairielearn` a PrairieLearn course's zip whose
+# run_prairielearn grades one in a fake /grade tree.
 
 load helpers
 
@@ -15,6 +17,8 @@ setup_file() {
 	make -s -C "$ROOT" starter DIST="$BATS_FILE_TMPDIR/dist" >starter.log 2>&1 || { cat starter.log >&2; return 1; }
 	# LABS=, the list make starter takes too
 	make -s -C "$ROOT" autograder DIST="$BATS_FILE_TMPDIR/dist" LABS=1 >autograder.log 2>&1 ||
+		{ cat autograder.log >&2; return 1; }
+	make -s -C "$ROOT" autograder PLATFORM=prairielearn DIST="$BATS_FILE_TMPDIR/dist" LABS=1 >>autograder.log 2>&1 ||
 		{ cat autograder.log >&2; return 1; }
 
 	# The reference kit with Lab 1 done at tiny scale, handed in.
@@ -92,9 +96,15 @@ results_json() {
 	r = json.load(open(sys.argv[1]))
 	assert isinstance(r["score"], (int, float)) and isinstance(r["output"], str), r
 	assert sum(t["score"] for t in r["tests"]) == r["score"], r["score"]
+	seen = {}
 	for t in r["tests"]:
-	    assert set(t) == {"name", "score", "max_score", "status", "output", "visibility"}, t
+	    assert set(t) - {"number"} == {"name", "score", "max_score", "status", "output", "visibility", "tags"}, t
 	    assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed"), t
+	    # lab1's checks: tag lab1, numbers 1.1, 1.2, ... in order; the machine's: tag all, no number
+	    lab = t["name"].split(":")[0]
+	    seen[lab] = seen.get(lab, 0) + 1
+	    assert t["tags"] == [lab] and t.get("number") == (f"{lab[3:]}.{seen[lab]}" if lab != "all" else None), t
+	assert isinstance(r["execution_time"], int) and r["execution_time"] >= 0, r
 	if sys.argv[2] != "-":
 	    assert r["score"] == int(sys.argv[2]), (r["score"], sys.argv[2])
 	    assert sum(t["max_score"] for t in r["tests"]) == int(sys.argv[2])
@@ -422,8 +432,114 @@ failing_json() {
 	grep -q "grade.sh: something broke" stuck/results/results.json
 }
 
+# fake_grade: a fake /grade in $BATS_FILE_TMPDIR/pl, the PrairieLearn zip's
+# serverFilesCourse/ in it (once, with the kit's build, as fake_autograder),
+# an empty student/ and no results/; the test then stands in its parent.
+fake_grade() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	if [ ! -d pl/serverFilesCourse ]; then
+		mkdir pl
+		zipped "$BATS_FILE_TMPDIR/dist/prairielearn.zip" extract pl
+		make -s -C "$ROOT" all
+		cp -Rp "$ROOT/bin" "$ROOT/build" pl/serverFilesCourse/iolab/
+	fi
+	rm -rf pl/student pl/results
+	mkdir pl/student
+}
+
+# pl_json FILE SCORE: PrairieLearn's results.json, gradable, its score
+# (0 to 1) SCORE (or below 1 for "low"), each test's points within its
+# max_points and their sums the score.
+pl_json() {
+	python3 - "$1" "$2" <<-'PY'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert r["gradable"] is True and isinstance(r["message"], str) and isinstance(r["output"], str), r
+	assert all(set(t) == {"name", "points", "max_points", "message", "output"} for t in r["tests"]), r["tests"]
+	assert all(0 <= t["points"] <= t["max_points"] for t in r["tests"]), r["tests"]
+	got, most = sum(t["points"] for t in r["tests"]), sum(t["max_points"] for t in r["tests"])
+	assert most > 0 and r["score"] == round(got / most, 4), (r["score"], got, most)
+	assert r["message"] == f"Score: {got}/{most}", r["message"]
+	if sys.argv[2] == "low":
+	    assert r["score"] < 0.5, r["score"]
+	else:
+	    assert r["score"] == float(sys.argv[2]), r["score"]
+	for i in r["images"]:
+	    assert i["label"].startswith("plot/lab1-") and i["url"].startswith("data:image/png;base64,iVBORw0KGgo"), i["label"]
+	print(len(r["images"]))
+	PY
+}
+
+@test "make autograder PLATFORM=prairielearn: the course's question and the kit under serverFilesCourse/iolab" {
+	zip="$BATS_FILE_TMPDIR/dist/prairielearn.zip"
+	run zipped "$zip" list
+	[ "$status" -eq 0 ]
+	for f in questions/iolab/info.json questions/iolab/question.html serverFilesCourse/iolab/run_prairielearn \
+		serverFilesCourse/iolab/run_autograder serverFilesCourse/iolab/grade.sh serverFilesCourse/iolab/grading/lab1.py; do
+		grep -qx "$f" <<<"$output" || { echo "missing: $f"; return 1; }
+	done
+	! grep -Ev '^(questions/|serverFilesCourse/)' <<<"$output"
+	zipped "$zip" cat questions/iolab/info.json | python3 -c '
+import json, sys
+q = json.load(sys.stdin)
+o = q["externalGradingOptions"]
+assert q["gradingMethod"] == "External" and o["enabled"] and o["serverFilesCourse"] == ["iolab/"], q
+assert o["entrypoint"] == "/grade/serverFilesCourse/iolab/run_prairielearn" and o["timeout"] == 570, o'
+	zipped "$zip" cat serverFilesCourse/iolab/autograder.conf | grep -qx 'IOLAB_LABS=1'
+	[ "$(zipped "$zip" modes serverFilesCourse/iolab/run_prairielearn serverFilesCourse/iolab/run_autograder | grep -c '^-rwx')" -eq 2 ]
+	run make -s -C "$ROOT" autograder PLATFORM=moodle DIST="$BATS_TEST_TMPDIR"
+	[ "$status" -eq 2 ] && [[ $output == *"--platform: 'moodle' is neither gradescope nor prairielearn"* ]]
+}
+
+@test "run_prairielearn: a fake /grade grades the kit's handin to 1, with its figures, and the starter's low" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	fake_grade
+	cp kit/iolab-handin.tar.gz pl/student/
+	run env IOLAB_GRADE_ROOT="$PWD/pl" pl/serverFilesCourse/iolab/run_prairielearn
+	echo "$output"
+	[ "$status" -eq 0 ]
+	images=$(pl_json pl/results/results.json 1.0)
+	[ "$images" -eq "$(ls kit/plot/lab1-*.png | wc -l)" ]
+	grep -q '"name": "lab1: build launch"' pl/results/results.json
+
+	# the starter's files themselves (labs/ at the top of student/): a low score
+	fake_grade
+	cp -R "$(STARTER)/labs" pl/student/
+	IOLAB_GRADE_ROOT="$PWD/pl" pl/serverFilesCourse/iolab/run_prairielearn >/dev/null
+	[ "$(pl_json pl/results/results.json low)" -eq 0 ]
+}
+
+@test "run_prairielearn: no submission, or garbage, is not gradable and says why" {
+	fake_grade
+	IOLAB_GRADE_ROOT=pl pl/serverFilesCourse/iolab/run_prairielearn >/dev/null	# a relative root works too
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["gradable"] is False and r["score"] == 0 and "No submission found" in r["message"], r' pl/results/results.json
+	head -c 3000 /dev/urandom >pl/student/iolab-handin.tar.gz
+	IOLAB_GRADE_ROOT="$PWD/pl" pl/serverFilesCourse/iolab/run_prairielearn >/dev/null
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["gradable"] is False and r["score"] == 0 and "not a readable .tar.gz" in r["message"], r' pl/results/results.json
+}
+
+@test "grade.sh --batch: pl-scores.csv, PrairieLearn's score upload, a row per submission" {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	mkdir subs
+	cp -R "$(STARTER)" subs/starter
+	head -c 3000 /dev/urandom >subs/garbage.tar.gz
+	"$ROOT/grade.sh" --batch subs --out grades --labs 1 --pl-qid lab1q >batch.log 2>&1 || { cat batch.log; return 1; }
+	grep -qx "wrote grades/pl-scores.csv" batch.log
+	python3 - grades/pl-scores.csv grades/starter.json <<-'PY'
+	import csv, json, sys
+	rows = list(csv.reader(open(sys.argv[1])))
+	r = json.load(open(sys.argv[2]))
+	most = r["extra_data"]["max_score"]
+	assert rows[0] == ["uid", "instance", "qid", "score_perc", "feedback"], rows[0]
+	assert rows[1][:3] == ["garbage", "1", "lab1q"] and rows[1][3] == "0", rows[1]
+	assert rows[1][4].startswith("The grader could not grade this submission: "), rows[1]
+	assert rows[2] == ["starter", "1", "lab1q", str(round(100 * r["score"] / most, 2)), f"Score: {r['score']}/{most}"], rows[2]
+	assert 0 < float(rows[2][3]) < 50 and len(rows) == 3, rows
+	PY
+}
+
 @test "starter and autograder: shellcheck finds nothing" {
 	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
 	shellcheck -S warning "$ROOT/grading/starter.sh" "$ROOT"/grading/autograder/*.sh \
-		"$ROOT/grading/autograder/run_autograder"
+		"$ROOT/grading/autograder/run_autograder" "$ROOT/grading/autograder/run_prairielearn"
 }

@@ -2,8 +2,13 @@
 # grading/autograder/build.sh - writes Gradescope's autograder.zip: at its
 # top, setup.sh and run_autograder (from this folder) and the reference kit
 # with its grader (grade.sh, grading/), as Gradescope unpacks it into
-# /autograder/source. Built in a temporary directory and renamed into
-# place. Needs zip, or else python3; says how to install zip otherwise.
+# /autograder/source. With --platform prairielearn, a zip to unpack at the
+# top of a PrairieLearn course: the same kit and scripts in
+# serverFilesCourse/iolab/ (PrairieLearn copies it to
+# /grade/serverFilesCourse/iolab; run_prairielearn is the entrypoint) and
+# a question, questions/iolab/, whose students upload their handin.
+# Built in a temporary directory and renamed into place. Needs zip, or
+# else python3; says how to install zip otherwise.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -12,23 +17,29 @@ PROG=autograder
 
 usage() {
 	cat <<-USAGE
-	usage: grading/autograder/build.sh [-o FILE] [--labs LIST] [--timeout SECONDS]
-	  -o FILE      the zip to write (default dist/autograder.zip, in the kit)
+	usage: grading/autograder/build.sh [--platform P] [-o FILE] [--labs LIST] [--timeout SECONDS]
+	  --platform P gradescope (the default) or prairielearn
+	  -o FILE      the zip to write (default dist/autograder.zip, or
+	               dist/prairielearn.zip, in the kit)
 	  --labs LIST  grade only these labs, e.g. 1,2 (default: every lab), for
 	               a Gradescope assignment that covers only some labs
 	  --timeout S  stop grading after S seconds (default 540: under
 	               Gradescope's default limit of 10 minutes; raise both
-	               together): the checks finished keep their points, the
-	               result names those that did not run
+	               together; PrairieLearn's question gets S + 30): the
+	               checks finished keep their points, the result names
+	               those that did not run
 	  -h, --help   this help
 	USAGE
 }
 die() { echo "$PROG: $*" >&2; exit 1; }
 usage_error() { echo "$PROG: $*" >&2; usage >&2; exit 2; }
 
-out="$KIT/dist/autograder.zip" labs="" timeout=540
+out="" labs="" timeout=540 platform=gradescope
 while [ $# -gt 0 ]; do
 	case $1 in
+	--platform)
+		[[ ${2:-} =~ ^(gradescope|prairielearn)$ ]] || usage_error "--platform: '${2:-}' is neither gradescope nor prairielearn"
+		platform=$2; shift 2 ;;
 	-o) [ $# -ge 2 ] || usage_error "-o needs a FILE"; out=$2; shift 2 ;;
 	--labs)
 		[[ ${2:-} =~ ^[1-9](,[1-9])*$ ]] || usage_error "--labs: '${2:-}' is not a list like 1,2"
@@ -40,6 +51,7 @@ while [ $# -gt 0 ]; do
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 done
+[ "$platform" = gradescope ] && out=${out:-$KIT/dist/autograder.zip} || out=${out:-$KIT/dist/prairielearn.zip}
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
 # Every lab named must be one the kit grades (labs/N-* and grading/labN.py):
 # a zip that would give every student 0 is not built.
@@ -59,7 +71,7 @@ else
 fi
 
 cd "$KIT"
-for f in "$HERE/setup.sh" "$HERE/run_autograder" grade.sh Makefile; do
+for f in "$HERE/setup.sh" "$HERE/run_autograder" "$HERE/run_prairielearn" grade.sh Makefile; do
 	[ -f "$f" ] || die "$f is missing"
 done
 mkdir -p "$(dirname "$out")"
@@ -68,6 +80,11 @@ tmpzip="$out.tmp.$$"
 trap 'rm -rf "$stage" "$tmpzip"' EXIT
 
 # The kit: sources, grader, reference tables; no build outputs, no results.
+top=$stage
+if [ "$platform" = prairielearn ]; then
+	stage=$stage/serverFilesCourse/iolab
+	mkdir -p "$stage"
+fi
 cp -R Makefile README.md handout.md grade.sh common labs tests grading "$stage/"
 rm -rf "$stage/grading/autograder"
 mkdir -p "$stage/plot" "$stage/data"
@@ -84,6 +101,42 @@ cat >"$stage/autograder.conf" <<-CONF
 	CONF
 cp "$HERE/setup.sh" "$HERE/run_autograder" "$stage/"
 chmod 755 "$stage/setup.sh" "$stage/run_autograder" "$stage/grade.sh"
+if [ "$platform" = prairielearn ]; then
+	cp "$HERE/run_prairielearn" "$stage/"
+	chmod 755 "$stage/run_prairielearn"
+	# The question: students upload the handin; the external grader (an
+	# image with gcc, make and python3; setup.sh lists the packages) runs
+	# the kit's run_prairielearn on it. Its uuid is new for every zip.
+	stage=$top
+	mkdir -p "$stage/questions/iolab"
+	cat >"$stage/questions/iolab/info.json" <<-JSON
+	{
+	  "uuid": "$(python3 -c 'import uuid; print(uuid.uuid4())')",
+	  "title": "iolab handin (labs ${labs:-all})",
+	  "topic": "iolab",
+	  "type": "v3",
+	  "singleVariant": true,
+	  "gradingMethod": "External",
+	  "externalGradingOptions": {
+	    "enabled": true,
+	    "image": "prairielearn/grader-c",
+	    "serverFilesCourse": ["iolab/"],
+	    "entrypoint": "/grade/serverFilesCourse/iolab/run_prairielearn",
+	    "timeout": $((timeout + 30))
+	  }
+	}
+	JSON
+	cat >"$stage/questions/iolab/question.html" <<-'HTML'
+	<pl-question-panel>
+	  <p>Upload the <code>iolab-handin.tar.gz</code> that <code>make handin</code> wrote.</p>
+	</pl-question-panel>
+	<pl-file-upload file-names="iolab-handin.tar.gz"></pl-file-upload>
+	<pl-submission-panel>
+	  <pl-external-grader-results></pl-external-grader-results>
+	  <pl-file-preview></pl-file-preview>
+	</pl-submission-panel>
+	HTML
+fi
 
 if [ "$zipper" = zip ]; then
 	(cd "$stage" && zip -q -r -X "$tmpzip" .)
@@ -100,4 +153,8 @@ else
 	PY
 fi
 mv "$tmpzip" "$out"
-echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): upload it as the assignment's autograder on Gradescope (Ubuntu base image)"
+if [ "$platform" = gradescope ]; then
+	echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): upload it as the assignment's autograder on Gradescope (Ubuntu base image)"
+else
+	echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): unzip it at the top of the PrairieLearn course (serverFilesCourse/iolab/, questions/iolab/)"
+fi

@@ -1,7 +1,11 @@
 """Unit tests of the grading library (run by tests/gradelib.bats)."""
 
+import base64
+import contextlib
+import csv
 import gzip
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -172,6 +176,63 @@ class Labs(unittest.TestCase):
         self.assertEqual(g.rows("data/a.csv", numeric=["y"]), [{"x": "1", "y": 2.0}])
         with self.assertRaisesRegex(gradelib.Fail, "larger than 4 MiB"):
             g.file("data/big.csv")
+
+
+class Results(unittest.TestCase):
+    """One result, three writers: the report, Gradescope's results.json,
+    PrairieLearn's; and --batch's score upload for PrairieLearn."""
+
+    def result(self, sub=None):
+        checks = [gradelib.Check(1, 1, "build launch", None, (), 1), gradelib.Check(1, 3, "launch works", None, (), 1),
+                  gradelib.Check(1, 2, "needs a feature", None, (), 1), gradelib.Check(2, 2, "lab two", None, (), 1),
+                  gradelib.Check(None, 1, "machine", None, (), 1)]
+        records = [grade.record(c, s, m) for c, s, m in zip(
+            checks, ("PASS", "FAIL", "SKIP", "PASS", "FAIL"), (None, "wrong\nreproduce: x", "no io_uring", "ok", "no"))]
+        return grade.result(records, {}, "test", [], dict(seed=7, notes=[], started=time.monotonic(), submission=sub))
+
+    def test_gradescope_numbers_tags_and_skips(self):
+        r = grade.gradescope_json(self.result())
+        self.assertEqual((r["score"], r["extra_data"]), (3, dict(seed=7, max_score=7)))
+        self.assertEqual([t.get("number") for t in r["tests"]], ["1.1", "1.2", "1.3", "2.1", None])
+        self.assertEqual([t["tags"] for t in r["tests"]], [["lab1"]] * 3 + [["lab2"], ["all"]])
+        self.assertEqual((r["tests"][2]["max_score"], "status" in r["tests"][2]), (0, False))
+        self.assertIn("Note: 1 check(s) skipped", r["output"])
+
+    def test_prairielearn_score_tests_and_figures(self):
+        with tempfile.TemporaryDirectory() as sub:
+            os.mkdir(os.path.join(sub, "plot"))
+            gps = [sorted(f for f in os.listdir(os.path.join(grade.KIT, "plot")) if f.startswith(f"lab{n}-"))[i]
+                   for n, i in ((1, 0), (1, 1), (2, 0))]
+            png = grade.PNG_SIGNATURE + b"x" * 100
+            for gp, data in zip(gps, (png, b"GIF89a", png + b"x" * grade.IMAGE_LIMIT)):
+                with open(os.path.join(sub, "plot", gp[:-3] + ".png"), "wb") as f:
+                    f.write(data)
+            r = grade.prairielearn_json(self.result(sub))
+        self.assertEqual((r["gradable"], r["score"], r["message"]), (True, round(3 / 7, 4), "Score: 3/7"))
+        self.assertEqual([(t["points"], t["max_points"]) for t in r["tests"]], [(1, 1), (0, 3), (0, 0), (2, 2), (0, 1)])
+        self.assertEqual(r["tests"][1]["message"], "wrong\nreproduce: x")
+        self.assertEqual(r["tests"][0]["message"], "")
+        # the PNG shown, the GIF left out, the one over the limit named in the output
+        self.assertEqual([i["label"] for i in r["images"]], [f"plot/{gps[0][:-3]}.png"])
+        self.assertEqual(r["images"][0]["url"], "data:image/png;base64," + base64.b64encode(png).decode())
+        self.assertIn(f"plot/{gps[2][:-3]}.png not shown", r["output"])
+
+    def test_pl_scores_csv_a_row_per_submission(self):
+        with tempfile.TemporaryDirectory() as out:
+            with open(os.path.join(out, "alice.json"), "w") as f:
+                json.dump(dict(score=30, tests=[], extra_data=dict(seed=1, max_score=40)), f)
+            with open(os.path.join(out, "bob.json"), "w") as f:
+                json.dump(dict(score=0, output="The grader could not grade this submission: bad\ntar",
+                               tests=[], extra_data=dict(seed=1, max_score=None)), f)
+            with contextlib.redirect_stdout(io.StringIO()):
+                grade.write_pl_scores(out, ["alice", "bob", "carol"], "lab1q")
+            with open(os.path.join(out, "pl-scores.csv")) as f:
+                rows = list(csv.reader(f))
+            self.assertFalse(os.path.exists(os.path.join(out, "pl-scores.csv.tmp")))
+        self.assertEqual(rows, [["uid", "instance", "qid", "score_perc", "feedback"],
+                                ["alice", "1", "lab1q", "75.0", "Score: 30/40"],
+                                ["bob", "1", "lab1q", "0", "The grader could not grade this submission: bad"],
+                                ["carol", "1", "lab1q", "0", "not graded: no results.json"]])
 
 
 class Cleanup(unittest.TestCase):
