@@ -148,7 +148,8 @@ strip() {
 # What goes into the starter, relative to the kit. tests/ loses the
 # grader's tests and this tool's below.
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
-NOT_FOR_STUDENTS=(tests/grade*.bats tests/grading.bash tests/hostile*.bats tests/fixtures/hostile tests/answers.bats
+# Patterns, matched in the starter's copy (not wherever this runs from).
+NOT_FOR_STUDENTS=('tests/grade*.bats' tests/grading.bash 'tests/hostile*.bats' tests/fixtures/hostile tests/answers.bats
 	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
 	tests/starter.bats tests/fixtures/starter)
 
@@ -192,7 +193,9 @@ check_labs() {
 		# lab_begin "TITLE" PROG...: the programs the lab runs
 		needs=$(sed -n 's/^lab_begin "[^"]*" //p' "$dir"/lab*.sh)
 		for prog in $needs; do
-			src=$(ls labs/*/"$prog".c)
+			# a program is a .c file, or a kit tool such as Lab 6's crashstates.py
+			src=$(compgen -G "labs/*/$prog.c" || compgen -G "labs/*/$prog.py") ||
+				die "Lab $lab runs $prog, which no labs/*/$prog.c or .py makes"
 			other=${src#labs/}; other=${other%%-*}
 			[[ $keep == *",$other,"* ]] || die "--labs $1: Lab $lab runs $prog, a program of Lab $other: keep Lab $other too"
 		done
@@ -223,7 +226,7 @@ make_starter() {
 	mkdir -p "$tmp/plot" "$tmp/data"
 	cp plot/*.gp "$tmp/plot/"
 	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
-	(cd "$tmp" && rm -rf "${NOT_FOR_STUDENTS[@]}")
+	(cd "$tmp" && for pattern in "${NOT_FOR_STUDENTS[@]}"; do compgen -G "$pattern" | xargs -r rm -rf --; done)
 	# The README's last section is for instructors, about tools students do
 	# not get: the starter's README ends before it.
 	awk '/^## For instructors/ { exit } !/#for-instructors/' README.md >"$tmp/README.md"

@@ -348,6 +348,10 @@ failing_json() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"--labs 2,3: Lab 2 runs launch, a program of Lab 1: keep Lab 1 too"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/two" ]
+	# a lab that runs a kit tool made from Python (Lab 6's crashstates) can be kept
+	run bash "$ROOT/grading/starter.sh" -o "$BATS_TEST_TMPDIR/six" --labs 1,6 --no-build
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "$(cd "$BATS_TEST_TMPDIR/six" && ls -d labs/*)" = "$(printf 'labs/1-interleave\nlabs/6-fsync')" ]
 }
 
 @test "grade.sh on the starter: a low score, exit 0, no grader error" {
