@@ -228,10 +228,49 @@ def datagen_errors(g):
 TSAN_OPTIONS = "report_bugs=1 halt_on_error=0 exitcode=66"
 
 
+# What keeps ThreadSanitizer from seeing a program's memory accesses: a
+# no_sanitize (or no_sanitize_thread, disable_sanitizer_instrumentation)
+# attribute, or inline assembly, found in the student's own lines after
+# preprocessing, so that no macro hides it.
+UNSEEN = re.compile(r"\w*sanitiz\w*|\b(?:__)?asm(?:__)?\b")
+
+
+def unseen_by_tsan(g, src):
+    """The words in the student's src (its own lines, preprocessed as the
+    students' uid) that would hide accesses from ThreadSanitizer."""
+    limit = 4 << 20     # the kit's sources with glibc's headers: about 100 KB
+    with g._capture() as out:
+        proc = g.box.popen(["cc", "-E", "-std=c11", "-pthread", "-Icommon", src], cwd=g.build, binds=[g.build], cpu=30,
+                           stdout=out, stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=g._within_check(30))
+        except subprocess.TimeoutExpired:
+            g.box.stop(proc)
+            raise Fail(f"preprocessing {src} took too long", f"cc -E {src}") from None
+        finally:
+            g.box.waited(proc)
+            g.box.end_processes()
+        out.seek(0)
+        text = out.read(limit + 1)
+    expect(proc.returncode == 0, f"{src} does not preprocess (cc -E fails)", f"cc -E -Icommon {src}")
+    expect(len(text) <= limit, f"{src} preprocesses to more than {limit >> 20} MiB", f"cc -E -Icommon {src} | wc -c")
+    own, mine = [], False
+    for line in text.decode("utf-8", "replace").splitlines():
+        marker = re.match(r'# \d+ "([^"]*)"', line)   # which file the lines below come from
+        if marker:
+            mine = os.path.normpath(marker.group(1)) == src
+        elif mine:
+            own.append(line)
+    return sorted(set(UNSEEN.findall("\n".join(own))))
+
+
 def tsan_build(g, *progs):
     """progs built with ThreadSanitizer (the kit's Makefile's bin-tsan/,
     -fsanitize=thread -g -O1) as the students' uid in the grading's build
     directory, then copied where g.student runs them as PROG-tsan."""
+    progs = [p for p in progs if f"{p}-tsan" not in g.built]    # built once a grading
+    if not progs:
+        return
     targets = [f"bin-tsan/{p}" for p in progs]
     proc = g.box.popen(["make", "-s", *targets], cwd=g.build, binds=[g.build], cpu=120,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -250,6 +289,7 @@ def tsan_build(g, *progs):
         with open(built, "rb") as src, open(os.path.join(g.bin, f"{p}-tsan"), "xb") as dst:
             dst.write(src.read())
         g.box.share(os.path.join(g.bin, f"{p}-tsan"), 0o750)
+        g.built.add(f"{p}-tsan")
 
 
 def race_free(g, prog, args):
@@ -292,9 +332,14 @@ def no_races(g):
     # Where ThreadSanitizer cannot run on the host at all, the check is
     # skipped with the reason and its points leave the maximum: the host's
     # fault, not the student's.
+    for src in ("labs/4-writers/pwriters.c", "labs/4-writers/datagen.c"):
+        words = unseen_by_tsan(g, src)
+        expect(not words, f"{src} uses {', '.join(clean(w)[:40] for w in words[:3])}, which hides memory "
+               "accesses from ThreadSanitizer: share data through locks and C11 atomics only",
+               f"grep -n 'sanitiz\\|asm' {src}")
     tsan_build(g, "pwriters", "datagen")
-    files, k = g.between(20, 40), g.between(2, 6)
-    runs = [("pwriters", ["-F", files, "-S", "4K", "-B", 1024, "--no-fsync", "--strategy", strategy])
+    files, k = g.between(200, 400), g.between(2, 6)    # many items: the threads meet often
+    runs = [("pwriters", ["-F", files, "-S", "1K", "-B", 1024, "--no-fsync", "--strategy", strategy])
             for strategy in (f"pool:{k}", "io-thread", "per-file")]
     runs.append(("datagen", ["-s", g.between(200, 600), "-e", g.between(0, 5), "-b", g.between(2, 20),
                              "--seed", g.between(1, 999999)]))
@@ -465,5 +510,12 @@ MUTANTS = [
     Mutant("pwriters-takes-outside-lock", PWRITERS,
            [("size_t num = queue.taken++;\n\t\tpthread_mutex_unlock(&queue.lock);",
              "pthread_mutex_unlock(&queue.lock);\n\t\tsize_t num = queue.taken++;")],
+           "pwriters and datagen: no data race (ThreadSanitizer)"),
+    # the same race, hidden from ThreadSanitizer by an attribute a macro spells
+    Mutant("pwriters-race-hidden-from-tsan", PWRITERS,
+           [("size_t num = queue.taken++;\n\t\tpthread_mutex_unlock(&queue.lock);",
+             "pthread_mutex_unlock(&queue.lock);\n\t\tsize_t num = queue.taken++;"),
+            ("static void *queue_thread(void *arg)",
+             "#define HIDE(a, b) __attribute__((a ## b(\"thread\")))\nHIDE(no_, sanitize) static void *queue_thread(void *arg)")],
            "pwriters and datagen: no data race (ThreadSanitizer)"),
 ]

@@ -375,7 +375,10 @@ def footprint(pids):
     their resident memory (a shared page in each process that maps it: a
     memfd mapped and closed shows nowhere else), and the regular files they
     hold open, each once, unlinked and memfd files included (no directory
-    shows them).  ((dev, inode) of each file counted, for usage_of to skip.)"""
+    shows them), and the unlinked and memfd files they map though no
+    descriptor is left (a memfd filled by write(2), mapped, never touched,
+    then closed: no page of it is resident in any process).  ((dev, inode)
+    of each file counted, for usage_of to skip.)"""
     page = os.sysconf("SC_PAGE_SIZE")
     memory = disk = 0
     seen = set()
@@ -383,15 +386,23 @@ def footprint(pids):
         try:
             with open(f"/proc/{pid}/statm", "rb") as f:
                 memory += int(f.read().split()[1]) * page
-            fds = os.listdir(f"/proc/{pid}/fd")
+            held = [f"/proc/{pid}/fd/{fd}" for fd in os.listdir(f"/proc/{pid}/fd")]
         except (OSError, ValueError):
             continue
-        for fd in fds:
+        try:
+            # map_files (root only): of the files mapped, those with no name
+            # left (st_nlink 0); one with a name is counted where its name is.
+            mapped = [f"/proc/{pid}/map_files/{m}" for m in os.listdir(f"/proc/{pid}/map_files")]
+        except OSError:
+            mapped = []
+        for path in held + mapped:
             try:
-                st = os.stat(f"/proc/{pid}/fd/{fd}")
+                st = os.stat(path)
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
+            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in seen:
+                continue
+            if path in held or st.st_nlink == 0:
                 seen.add((st.st_dev, st.st_ino))
                 disk += st.st_blocks * 512
     return memory, disk, seen

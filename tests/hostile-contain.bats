@@ -67,6 +67,7 @@ while True:
 	sub hoard-MAPPED 1-interleave writer hoarder MAPPED "HOLD 100"
 	sub hoard-UNLINKED 1-interleave writer hoarder UNLINKED "HOLD 400"
 	sub hoard-MEMFD 1-interleave writer hoarder MEMFD "HOLD 400"
+	sub hoard-UNTOUCHED 1-interleave writer hoarder UNTOUCHED "HOLD 400"
 	sub ringer 5-patterns iopattern ringer "${defs[@]}"
 
 	# The controls: the intruder and the ringer outside the grader (as root,
@@ -86,7 +87,8 @@ while True:
 	wait $!
 	grade hoard-MEMFD 1 "writer:" & grade ringer 5 "iodepth"
 	wait $!
-	grade hoard-MAPPED 1 "writer:"
+	grade hoard-MAPPED 1 "writer:" & grade hoard-UNTOUCHED 1 "writer:"
+	wait $!
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -164,8 +166,8 @@ said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
 	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-SHM.txt
 }
 
-@test "contain: disk counts unlinked-but-open and memfd files: 3 x 400 MiB over 1 GiB" {
-	for kind in UNLINKED MEMFD; do
+@test "contain: disk counts unlinked-but-open and memfd files, and memfd files mapped untouched, then closed: 3 x 400 MiB over 1 GiB" {
+	for kind in UNLINKED MEMFD UNTOUCHED; do
 		grep -q "writer wrote more than 1024 MiB or 20000 files (killed)" grades/hoard-$kind.txt
 	done
 }
