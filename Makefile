@@ -137,7 +137,7 @@ test: all
 	@bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(T)))
 
 # Suites that test no program of the kit's: the sanitizer builds skip them.
-NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/hostile-contain.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats
+NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/hostile-contain.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats tests/addlab.bats
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
 	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's and handin's (Python and shell, no C of the kit's) and the lab scripts' (shell over the programs their own files test)"

@@ -30,7 +30,7 @@
 # replaced, and none of the grader's material: grade.sh, grading/ (fixtures,
 # reference answers), the grader's tests (tests/grade*.bats, gradelib.bats
 # among them, tests/grading.bash, tests/hostile.bats and its fixtures,
-# tests/unit/test_grading.py), make class's (tests/class.bats,
+# tests/unit/test_grading.py, tests/addlab.bats), make class's (tests/class.bats,
 # tests/class-gen.py, tests/unit/test_classresults.py) and this tool's (tests/starter.bats,
 # tests/fixtures/starter/). Its README ends before "## For instructors",
 # where everything about these tools is. It is built in a temporary
@@ -150,7 +150,7 @@ strip() {
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
 NOT_FOR_STUDENTS=(tests/grade*.bats tests/grading.bash tests/hostile.bats tests/fixtures/hostile tests/answers.bats
 	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
-	tests/starter.bats tests/fixtures/starter)
+	tests/starter.bats tests/fixtures/starter tests/addlab.bats)
 
 # looks_like_starter DIR: DIR is a starter this tool made, safe to replace.
 looks_like_starter() {
