@@ -26,7 +26,7 @@
 # warning). The starter must compile with the kit's -Werror.
 #
 # The starter holds the kit (Makefile, README.md, handout.md, .gitignore,
-# common/, labs/, plot/*.gp, data/reference/, tests/) with every region
+# common/, labs/, plot/*.gp, data/reference/, docs/speed-goals.md, tests/) with every region
 # replaced, and none of the grader's material: grade.sh, grading/ (fixtures,
 # reference answers), the grader's tests (tests/grade*.bats, gradelib.bats
 # among them, tests/grading.bash, tests/hostile.bats and its fixtures,
@@ -222,6 +222,8 @@ make_starter() {
 	done
 	mkdir -p "$tmp/plot" "$tmp/data"
 	cp plot/*.gp "$tmp/plot/"
+	# of docs/, only what the students' README links to
+	[ ! -e docs/speed-goals.md ] || { mkdir -p "$tmp/docs" && cp docs/speed-goals.md "$tmp/docs/"; }
 	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
 	(cd "$tmp" && rm -rf "${NOT_FOR_STUDENTS[@]}")
 	# The README's last section is for instructors, about tools students do

@@ -13,7 +13,7 @@ setup_file() {
 	[ -d "$ROOT/grading" ] || return 0	# the students' kit: see setup
 	local t=$BATS_FILE_TMPDIR/template
 	mkdir -p "$t/plot" "$t/data"
-	cp -R "$ROOT"/{Makefile,README.md,handout.md,predictions.md,.gitignore,grade.sh,common,labs,grading,tests} "$t/"
+	cp -R "$ROOT"/{Makefile,README.md,handout.md,predictions.md,.gitignore,grade.sh,common,docs,labs,grading,tests} "$t/"
 	cp "$ROOT"/plot/*.gp "$t/plot/"
 	cp -R "$ROOT/data/reference" "$t/data/"
 	# the programs as built, dated after their sources: up to date for make
