@@ -146,7 +146,7 @@ strip() {
 }
 
 # What goes into the starter, relative to the kit. tests/ loses the
-# grader's tests and this tool's below.
+# grader's tests and this tool's below, and any test file that names grading/.
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
 NOT_FOR_STUDENTS=(tests/grade*.bats tests/grading.bash tests/hostile.bats tests/fixtures/hostile tests/answers.bats
 	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
@@ -226,6 +226,8 @@ make_starter() {
 	[ ! -e docs/speed-goals.md ] || { mkdir -p "$tmp/docs" && cp docs/speed-goals.md "$tmp/docs/"; }
 	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
 	(cd "$tmp" && rm -rf "${NOT_FOR_STUDENTS[@]}")
+	# and any other test file that loads or reads the grader, found in the tree
+	(cd "$tmp" && { grep -lZE 'load grading|grading/' tests/*.bats tests/*.bash || true; } | xargs -0r rm -f)
 	# The README's last section is for instructors, about tools students do
 	# not get: the starter's README ends before it.
 	awk '/^## For instructors/ { exit } !/#for-instructors/' README.md >"$tmp/README.md"
