@@ -20,7 +20,7 @@ export SCALE SCRATCH
 
 SOURCES  := $(sort $(wildcard labs/*/*.c))
 PROGRAMS := $(notdir $(SOURCES:.c=))
-# lab1 ... lab5, one per labs/*/labN.sh. (LABS is not used here: it is the
+# lab1, lab2, ..., one per labs/*/labN.sh. (LABS is not used here: it is the
 # student's list of labs for make handin, LABS=1,2.)
 LAB_TARGETS := $(sort $(notdir $(basename $(wildcard labs/*/lab[0-9].sh))))
 FIGURES  := $(patsubst %.gp,%.png,$(wildcard plot/*.gp))
@@ -36,7 +36,12 @@ TSAN_FLAGS := -O1 -g -fsanitize=thread
 .PHONY: all labs $(LAB_TARGETS) plot test check bench validate deps handin starter autograder class clean help
 .DELETE_ON_ERROR:
 
-all: $(addprefix bin/,$(PROGRAMS)) build/test-common bin/fsrecord.so bin/crashstates
+# Python tools a lab runs as bin/NAME (labs/N-topic/NAME.py), by name: a
+# course without the lab (its folder gone) simply has no such tool.
+PY_TOOLS := $(filter crashstates,$(notdir $(basename $(wildcard labs/*/*.py))))
+vpath %.py $(sort $(dir $(wildcard labs/*/*.py)))
+
+all: $(addprefix bin/,$(PROGRAMS) $(PY_TOOLS)) build/test-common bin/fsrecord.so
 
 # One rule per build flavour; -MMD keeps header dependencies in build/.
 compile = $(CC) $(CPPFLAGS) $(CFLAGS) $(1) -MMD -MP -MF build/$(subst /,-,$@).d -o $@ $< $(LDLIBS)
@@ -56,12 +61,12 @@ build/asan/test-common: test-common.c | build
 	$(call compile,$(ASAN_FLAGS))
 build:
 	@mkdir -p $@
-# Lab 6's tools: the recorder, a library preloaded into the saver, and the
-# crash-state builder, Python run from the kit.
+# The kit's recorder (Lab 6), a library preloaded into a program, and the
+# Python tools, run from the kit.
 bin/fsrecord.so: common/fsrecord.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
-bin/crashstates: labs/6-fsync/crashstates.py
+$(addprefix bin/,$(PY_TOOLS)): bin/%: %.py
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec python3 -B "%s" "$$@"\n' "$(abspath $<)" >$@ && chmod +x $@
 -include $(wildcard build/*.d)
@@ -132,7 +137,7 @@ test: all
 	@bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(T)))
 
 # Suites that test no program of the kit's: the sanitizer builds skip them.
-NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/hostile-contain.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats
+NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/hostile-contain.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats tests/addlab.bats
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
 	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's and handin's (Python and shell, no C of the kit's) and the lab scripts' (shell over the programs their own files test)"
@@ -146,7 +151,7 @@ bench: all
 
 # Lab 5: iopattern side by side with fio on the same patterns (needs fio).
 validate: all
-	@bash labs/5-patterns/validate.sh
+	@status=0; for v in $(sort $(wildcard labs/*/validate.sh)); do bash $$v || status=1; done; exit $$status
 
 deps:
 	@bash common/deps.sh --install-all

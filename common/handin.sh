@@ -30,6 +30,9 @@ need answers.md
 [ ! -s predictions.md ] || files+=(predictions.md)
 for lab in ${labs//,/ }; do
 	dir=$(ls -d labs/"$lab"-* 2>/dev/null) || { echo "handin: LABS=$labs: there is no lab $lab (labs: $all)" >&2; exit 2; }
+	# a lab whose handout section is gone (a course that dropped it by hand)
+	[ ! -e handout.md ] || grep -q "^## Lab $lab:" handout.md ||
+		{ echo "handin: $dir has no section '## Lab $lab:' in handout.md" >&2; exit 1; }
 	# the student's own headers too: the grader builds with them
 	for src in "$dir"/*.c "$dir"/*.h "$dir"/*.sh; do
 		[ -e "$src" ] && files+=("$src")

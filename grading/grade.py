@@ -60,6 +60,25 @@ def kit_labs():
                   if re.fullmatch(r"[1-9]-.+", d) and os.path.isfile(os.path.join(KIT, "grading", f"lab{d[0]}.py")))
 
 
+def kit_missing():
+    """What a lab folder of this kit lacks to be graded, as one line, or
+    None: every labs/N-name needs its grader module grading/labN.py and its
+    handout section "## Lab N:" (docs/adding-a-lab.md lists the rest)."""
+    try:
+        with open(os.path.join(KIT, "handout.md"), encoding="utf-8") as f:
+            handout = f.read()
+    except OSError:
+        handout = None
+    for d in sorted(os.listdir(os.path.join(KIT, "labs"))):
+        if not re.fullmatch(r"[1-9]-.+", d):
+            continue
+        if not os.path.isfile(os.path.join(KIT, "grading", f"lab{d[0]}.py")):
+            return f"labs/{d} has no grader module grading/lab{d[0]}.py (see docs/adding-a-lab.md)"
+        if handout is not None and not re.search(rf"^## Lab {d[0]}:", handout, re.M):
+            return f"labs/{d} has no section '## Lab {d[0]}:' in handout.md (see docs/adding-a-lab.md)"
+    return None
+
+
 def lab_dir(lab):
     return next(d for d in os.listdir(os.path.join(KIT, "labs")) if d.startswith(f"{lab}-"))
 
@@ -876,6 +895,10 @@ def main(argv):
     if args.help:
         print(USAGE)
         return 0
+    missing = kit_missing()
+    if missing:
+        print(f"{PROG}: {missing}", file=sys.stderr)
+        return 1
     if args.list:
         for c in load(args.labs or kit_labs())[0]:
             print(f"{'lab' + str(c.lab) if c.lab else 'all'}\t{c.points}\t{c.title}")

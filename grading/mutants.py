@@ -14,6 +14,7 @@ import argparse
 import concurrent.futures
 import importlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,8 +62,15 @@ def main():
     p.add_argument("-j", "--jobs", type=int, default=1, help="mutants graded at the same time")
     p.add_argument("grade_options", nargs="*", help="passed on to grade.sh (after --)")
     args = p.parse_args()
-    todo = [(lab, m) for lab in (int(x) for x in args.labs.split(","))
-            for m in importlib.import_module(f"lab{lab}").MUTANTS]
+    missing = grade.kit_missing()
+    if missing:
+        sys.exit(f"mutants.py: {missing}")
+    if not re.fullmatch(r"[1-9](,[1-9])*", args.labs):
+        p.error(f"--labs: '{args.labs}' is not a list like 1,2")
+    labs = sorted({int(x) for x in args.labs.split(",")})
+    if set(labs) - set(grade.kit_labs()):
+        p.error(f"--labs: there is no lab {min(set(labs) - set(grade.kit_labs()))}")
+    todo = [(lab, m) for lab in labs for m in importlib.import_module(f"lab{lab}").MUTANTS]
     if args.only:
         names = args.only.split(",")
         unknown = set(names) - {m.name for _, m in todo}

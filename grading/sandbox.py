@@ -1,7 +1,7 @@
 """Containment for students' code: an own uid, limits, a system-call filter,
 and bubblewrap as a second layer where it can start.
 
-Layers, outermost first (README "For instructors" has the table):
+Layers, outermost first (docs/instructors.md has the table):
   1. As root, every grading claims a uid of its own from a reserved range
      (no passwd entry needed).  Students' programs run as that uid, so the
      process limit, signals and file permissions are per submission, and

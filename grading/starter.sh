@@ -26,11 +26,11 @@
 # warning). The starter must compile with the kit's -Werror.
 #
 # The starter holds the kit (Makefile, README.md, handout.md, .gitignore,
-# common/, labs/, plot/*.gp, data/reference/, tests/) with every region
+# common/, labs/, plot/*.gp, data/reference/, docs/speed-goals.md, tests/) with every region
 # replaced, and none of the grader's material: grade.sh, grading/ (fixtures,
 # reference answers), the grader's tests (tests/grade*.bats, gradelib.bats
 # among them, tests/grading.bash, tests/hostile*.bats and their fixtures,
-# tests/unit/test_grading.py), make class's (tests/class.bats,
+# tests/unit/test_grading.py, tests/addlab.bats), make class's (tests/class.bats,
 # tests/class-gen.py, tests/unit/test_classresults.py) and this tool's (tests/starter.bats,
 # tests/fixtures/starter/). Its README ends before "## For instructors",
 # where everything about these tools is. It is built in a temporary
@@ -146,12 +146,12 @@ strip() {
 }
 
 # What goes into the starter, relative to the kit. tests/ loses the
-# grader's tests and this tool's below.
+# grader's tests and this tool's below, and any test file that names grading/.
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
 # Patterns, matched in the starter's copy (not wherever this runs from).
 NOT_FOR_STUDENTS=('tests/grade*.bats' tests/grading.bash 'tests/hostile*.bats' tests/fixtures/hostile tests/answers.bats
 	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
-	tests/starter.bats tests/fixtures/starter)
+	tests/starter.bats tests/fixtures/starter tests/addlab.bats)
 
 # looks_like_starter DIR: DIR is a starter this tool made, safe to replace.
 looks_like_starter() {
@@ -225,8 +225,12 @@ make_starter() {
 	done
 	mkdir -p "$tmp/plot" "$tmp/data"
 	cp plot/*.gp "$tmp/plot/"
+	# of docs/, only what the students' README links to
+	[ ! -e docs/speed-goals.md ] || { mkdir -p "$tmp/docs" && cp docs/speed-goals.md "$tmp/docs/"; }
 	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
 	(cd "$tmp" && for pattern in "${NOT_FOR_STUDENTS[@]}"; do compgen -G "$pattern" | xargs -r rm -rf --; done)
+	# and any other test file that loads or reads the grader, found in the tree
+	(cd "$tmp" && { grep -lZE 'load grading|grading/' tests/*.bats tests/*.bash || true; } | xargs -0r rm -f)
 	# The README's last section is for instructors, about tools students do
 	# not get: the starter's README ends before it.
 	awk '/^## For instructors/ { exit } !/#for-instructors/' README.md >"$tmp/README.md"
