@@ -252,7 +252,7 @@ def figures_check(lab):
             problem = "is missing" if png is None else png_problem(png, figure_size(gp))
             if problem:
                 bad.append(f"{name} {problem}")
-        gradelib.expect(not bad, "; ".join(bad), f"make lab{lab} (it draws the figures)")
+        gradelib.expect(not bad, "\n".join(bad), f"make lab{lab} (it draws the figures)")
     return run
 
 
