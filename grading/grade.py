@@ -69,7 +69,11 @@ def kit_missing():
             handout = f.read()
     except OSError:
         handout = None
-    for d in sorted(os.listdir(os.path.join(KIT, "labs"))):
+    try:
+        folders = sorted(os.listdir(os.path.join(KIT, "labs")))
+    except OSError as e:
+        return f"{clean(os.path.join(KIT, 'labs'))}: {e.strerror}: the kit is incomplete"
+    for d in folders:
         if not re.fullmatch(r"[1-9]-.+", d):
             continue
         if not os.path.isfile(os.path.join(KIT, "grading", f"lab{d[0]}.py")):

@@ -270,7 +270,7 @@ lab1_max() {
 	chmod 755 "$REFUSE_DIR"
 	cd "$REFUSE_DIR" || return 1
 	mkdir -m 755 kit kit/bin subs out
-	cp -R "$ROOT/grade.sh" "$ROOT/grading" kit/
+	cp -R "$ROOT/grade.sh" "$ROOT/grading" "$ROOT/labs" "$ROOT/handout.md" kit/
 	py=/usr/bin/python3	# not a shim in root's home, which nobody cannot read
 	[ -x "$py" ] || py=$(readlink -f "$(command -v python3)")
 	ln -s "$py" kit/bin/python3
