@@ -131,7 +131,7 @@ add_lab7_grader() {
 	add_lab7_handout
 
 	run make -s -C kit lab7 SCALE=tiny
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(cat kit/data/lab7.csv)" = "$(printf 'n,square\n1,1\n2,4\n3,9\n4,16')" ]
 	[ -s kit/plot/lab7-squares.png ]
 
