@@ -738,12 +738,7 @@ def batch(args):
     with open(tmp, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["submission"] + [c.name for c in checks] + ["score", "max_score"])
-        for name in names:
-            try:
-                with open(os.path.join(out, name + ".json")) as j:
-                    result = json.load(j)
-            except (OSError, ValueError):
-                result = {}
+        for name, result in batch_results(out, names):
             by_name = {t["name"]: t["score"] for t in result.get("tests", []) if t.get("max_score")}
             most = (result.get("extra_data") or {}).get("max_score")
             w.writerow([name] + [by_name.get(c.name, "") for c in checks]
@@ -752,6 +747,17 @@ def batch(args):
     print(f"wrote {os.path.join(out, 'class.csv')}")
     write_pl_scores(out, names, args.pl_qid)
     return 0
+
+
+def batch_results(out, names):
+    """(name, its OUT/NAME.json as a dict) for each grading of the batch;
+    {} where that file could not be read (the grading broke)."""
+    for name in names:
+        try:
+            with open(os.path.join(out, name + ".json")) as j:
+                yield name, json.load(j)
+        except (OSError, ValueError):
+            yield name, {}
 
 
 def write_pl_scores(out, names, qid):
@@ -764,12 +770,7 @@ def write_pl_scores(out, names, qid):
     with open(tmp, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["uid", "instance", "qid", "score_perc", "feedback"])
-        for name in names:
-            try:
-                with open(os.path.join(out, name + ".json")) as j:
-                    result = json.load(j)
-            except (OSError, ValueError):
-                result = {}
+        for name, result in batch_results(out, names):
             most = (result.get("extra_data") or {}).get("max_score")
             score = result.get("score", 0)
             feedback = (f"Score: {score}/{most}" if most else
