@@ -26,6 +26,8 @@ setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 	cp -R "$BATS_FILE_TMPDIR/template" kit
 	[ ! -d kit/bin ] || touch kit/bin/* kit/build/*
+	# the copy's own programs, not the ones under test (BIN: make check)
+	unset BIN UNIT
 }
 
 # The toy lab, file by file in the guide's order.
