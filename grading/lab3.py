@@ -12,7 +12,7 @@ import os
 import re
 import tempfile
 
-from gradelib import Fail, Mutant, check, clean, expect, median, number, usage_refused
+from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, usage_refused
 
 LAB = 3
 QUESTIONS = {"Q3.1": 3, "Q3.2": 4, "Q3.3": 3, "Q3.4": 4, "Q3.5": 3, "Q3.6": 3, "Q3.7": 3, "Q3.8": 3,
@@ -377,8 +377,11 @@ def speed(g):
     args = ["-s", "8M", "-t", 1, "-f", 1, "--prefault", "--keep", "--csv"]
     mine, theirs = {}, {}
     for round_no in range(5):
-        if round_no == 1 and diff(mine) > 10 * diff(theirs) + 0.05:
-            break   # ten times too slow already: no need to wait for four more rounds
+        # Ten times too slow after one round: no need to wait for four more,
+        # but only if the kit's own difference was a real measurement (on a
+        # busy machine one round of the kit can come out negative).
+        if round_no == 1 and diff(theirs) > 0.005 and diff(mine) > 10 * diff(theirs) + 0.05:
+            break
         for passes in (1, 1 + EXTRA_PASSES):
             g.fresh()
             again = " ".join(map(str, ["bin/fillcopy", *args, "--passes", passes]))
@@ -397,6 +400,9 @@ def speed(g):
             names = dumps(os.listdir(g.run))
             expect(0 in names and g.read(names[0]) == kit, "the dump file of the run timed is not the kit's", again)
     m, t = diff(mine), diff(theirs)
+    if t <= 0.002:
+        raise Skip(f"the kit's own {EXTRA_PASSES} extra passes measured {t:g} s of CPU (best of {len(theirs[1])}): "
+                   "this machine is too busy to compare speeds now")
     expect(m <= 3 * t + 0.005,
            f"CPU time of {EXTRA_PASSES} more passes of the fill and copy of 8 MiB, 1 thread, prefaulted (a run of "
            f"--passes {1 + EXTRA_PASSES} less one of --passes 1, best of {len(mine[1])}, measured by the grader): "
