@@ -47,7 +47,7 @@ run_lab1() {
 @test "lab1: append mode loses nothing; overwrite loses exactly one writer's worth" {
 	run_lab1
 	csv=data/lab1.csv
-	awk -F, '$2 == "append" && ($13 != 2000 || $14 != 0) { exit 1 }' $csv
+	awk -F, '$2 == "append" && ($13 != 20000 || $14 != 0) { exit 1 }' $csv
 	# overwrite: both writers write 1000000 lines over the same 2000000
 	# bytes, so the two writers together lose 1000000 lines in every trial
 	[ "$(awk -F, '$2 == "overwrite" { lost[$4] += $14 } END { for (t in lost) print lost[t] }' $csv | sort -u)" = 1000000 ]
@@ -115,8 +115,8 @@ run_lab1() {
 	# Q1.2, Q1.3, Q1.6: the Times table: the default and unbuffered rows,
 	# their lines_written, wall_s, sys_s and start_delay_s
 	grep -Eq '^  experiment +buffer_bytes +mode +lines_written +n +wall_s +user_s +sys_s +start_delay_s$' out
-	grep -Eq "^  default +append +2000 +6 +$num +$num +$num +$num\$" out
-	grep -Eq "^  buffer +0 +append +2000 +6 +$num +$num +$num +$num\$" out
+	grep -Eq "^  default +append +20000 +6 +$num +$num +$num +$num\$" out
+	grep -Eq "^  buffer +0 +append +20000 +6 +$num +$num +$num +$num\$" out
 	# Q1.4: each writer's loss in each overwrite trial
 	for t in 1 2 3 4 5; do
 		grep -Eq "^  overwrite, trial $t: A [0-9.]+ s, median run [0-9]+, run unit [0-9-]+, lost [0-9]+; B [0-9.]+ s, median run [0-9]+, run unit [0-9-]+, lost [0-9]+" out
