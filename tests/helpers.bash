@@ -13,8 +13,9 @@ setup() {
 
 # lines CHAR N: prints N lines holding CHAR, the files the labs produce.
 lines() {
-	local i
-	for ((i = 0; i < $2; i++)); do printf '%s\n' "$1"; done
+	# One process, not a loop: bats traces every command a test runs, and
+	# 67,584 printfs took it 40 s.
+	yes -- "$1" | head -n "$2"
 }
 
 # usage_fails: the last `run` was a usage error: status 2, a message, the

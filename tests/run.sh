@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh [FILE.bats...] - runs the test suite (default: tests/*.bats), two
-# files at a time (TEST_JOBS=N), then a tally per file (passed/tests, and how many were
+# files at a time (TEST_JOBS=N), then a tally per file (passed/tests, seconds, and how many were
 # skipped) and one line "N passed, N failed, N skipped". A skipped test
 # says why: in the students' kit, a test that needs another program still
 # to be written. Exit status 0 only if nothing failed. `make test T=launch`
@@ -36,8 +36,10 @@ trap 'rm -rf "$out"' EXIT
 # nothing of any grading is left running or on disk.
 jobs=${TEST_JOBS:-2}
 run_file() {
-	bats --formatter tap "$1" >"$out/$(basename "$1").tap" 2>&1
+	local start=$SECONDS
+	bats --timing --formatter tap "$1" >"$out/$(basename "$1").tap" 2>&1
 	echo $? >"$out/$(basename "$1").status"
+	echo $((SECONDS - start)) >"$out/$(basename "$1").secs"
 	cat "$out/$(basename "$1").tap"
 }
 alone=()
@@ -58,15 +60,15 @@ for file in "$@"; do
 	s=$(grep -c '^ok .* # skip' "$tap")
 	p=$(($(grep -c '^ok ' "$tap") - s))
 	f=$(grep -c '^not ok ' "$tap")
-	printf '  %-14s %7s%s\n' "$(basename "$file" .bats)" "$p/$((p + s + f))" \
-		"$([ "$s" -eq 0 ] || echo "   $s skipped")" >>"$tally"
+	printf '  %-16s %7s %5s s%s\n' "$(basename "$file" .bats)" "$p/$((p + s + f))" \
+		"$(cat "$out/$(basename "$file").secs")" "$([ "$s" -eq 0 ] || echo "   $s skipped")" >>"$tally"
 	passed=$((passed + p)) skipped=$((skipped + s)) failed=$((failed + f))
 done
 
 if [ $# -gt 1 ]; then
 	echo
-	echo "== Tally by test file (passed/tests)"
-	cat "$tally"
+	echo "== Tally by test file (passed/tests, seconds; $jobs files at a time), slowest first"
+	sort -k3,3nr "$tally"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
