@@ -330,7 +330,8 @@ def hostile(template, extra, rng, out):
          tarball({k: v for k, v in good.items() if k != "machine.txt"}, extra), "no data/machine.txt"),
     ]
     if "lab6-cost.csv" in good:
-        cases.append(("hostile-lab6.tar.gz", tarball(edited("lab6-cost.csv", "us_per_save", "0.500"), extra),
+        impossible = edited("lab6-cost.csv", "us_per_save", "0.500")
+        cases.append(("hostile-lab6.tar.gz", tarball(impossible, extra),
                       "lab6-cost.csv line 2: us_per_save 0.5 is not wall_s / saves"))
     for name, content, why in cases:
         with open(os.path.join(out, name), "wb") as f:
