@@ -11,6 +11,79 @@ probe="$dir/.blksize-probe.$$"
 blksize=$(stat -c %o "$probe")
 rm -f "$probe"
 
+# storage FS: the kind of storage under DIR (file system FS), and the
+# device or file system it was told by, e.g. "nvme nvme0n1": what an fsync
+# there waits for (Lab 6's cost per save). Read from findmnt and /sys, as
+# any user may; every probe that fails gives "unknown" (a container's
+# overlay, a device /sys does not show), never an error. The kinds:
+#   memory      tmpfs, ramfs, zram: an fsync has nothing to wait for
+#   network     NFS, SMB, sshfs, Ceph, ...: a round trip to a server
+#   host-share  a virtual machine's view of its host's files (9p, virtiofs,
+#               vboxsf: WSL's /mnt/c)
+#   vm-disk     a virtual machine's disk (virtio, Xen, Hyper-V and WSL,
+#               VMware, QEMU, VirtualBox, a cloud volume): the host's cache
+#               and disk behind it
+#   nvme, ssd, hdd  a local disk (ssd or hdd from its queue/rotational)
+#   mmc         an SD card or eMMC (a Raspberry Pi)
+#   loop        a file mounted as a disk (a snap, a disk image)
+storage() {
+	local fs=$1 source name sys under id _
+	case $fs in
+	tmpfs | ramfs) echo "memory $fs"; return ;;
+	nfs* | cifs | smb* | fuse.sshfs | ceph | fuse.ceph* | glusterfs | fuse.glusterfs | lustre | afs | \
+		beegfs | gpfs | fuse.s3fs | fuse.rclone) echo "network $fs"; return ;;
+	9p | virtiofs | vboxsf | drvfs | fuse.vmhgfs-fuse | prl_fs) echo "host-share $fs"; return ;;
+	esac
+	# the block device: the mount's source (btrfs adds [/subvolume]), else
+	# its device number in /sys (a container sees no /dev/sda1, but /sys)
+	source=$(findmnt -n -o SOURCE --target "$dir" 2>/dev/null | tail -1) || source=
+	source=${source%%[[]*}
+	if [ -b "$source" ]; then
+		name=$(basename "$(readlink -f "$source")")
+	else
+		name=$(findmnt -n -o MAJ:MIN --target "$dir" 2>/dev/null | tail -1) ||
+			name=$(stat -c %Hd:%Ld "$dir" 2>/dev/null) || name=
+		name=$(basename "$(readlink -f "/sys/dev/block/${name// /}" 2>/dev/null)" 2>/dev/null) || name=
+	fi
+	if [ -z "$name" ] || [ ! -e "/sys/class/block/$name" ]; then
+		echo "unknown $fs"
+		return
+	fi
+	# a partition -> its disk; LVM, LUKS, RAID -> the first device under them
+	for _ in 1 2 3 4; do
+		if [ -e "/sys/class/block/$name/partition" ]; then
+			name=$(basename "$(dirname "$(readlink -f "/sys/class/block/$name")")")
+		elif under=$(ls "/sys/class/block/$name/slaves" 2>/dev/null) && [ -n "$under" ]; then
+			name=${under%%$'\n'*}
+		else
+			break
+		fi
+	done
+	sys=/sys/class/block/$name
+	id=$(cat "$sys/device/vendor" 2>/dev/null; cat "$sys/device/model" 2>/dev/null) || true
+	case $name in
+	zram* | ram*) echo "memory $name" ;;
+	loop*) echo "loop $name" ;;
+	mmcblk*) echo "mmc $name" ;;
+	vd* | xvd*) echo "vm-disk $name" ;;
+	*)	# virtual disks often say rotational 1 whatever is behind them
+		if [[ $(readlink -f "$sys/device" 2>/dev/null) == */virtio* ||
+			$id =~ QEMU|VBOX|VMware|Msft|Virtual|Xen|PersistentDisk|Elastic.Block ]]; then
+			echo "vm-disk $name"
+		elif [[ $name == nvme* ]]; then
+			echo "nvme $name"
+		else
+			case $(cat "$sys/queue/rotational" 2>/dev/null) in
+			0) echo "ssd $name" ;;
+			1) echo "hdd $name" ;;
+			*) echo "unknown $name" ;;
+			esac
+		fi ;;
+	esac
+}
+# (the last line: the mount on top, where several are stacked at one place)
+fs=$(findmnt -n -o FSTYPE --target "$dir" 2>/dev/null | tail -1) || fs=$(stat -f -c %T "$dir")
+
 tmp="$out.tmp"
 trap 'rm -f "$tmp"' EXIT
 {
@@ -21,7 +94,8 @@ trap 'rm -f "$tmp"' EXIT
 	echo "memory: $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	# the bracketed word is the setting: always, madvise or never (Lab 3)
 	echo "transparent_hugepage: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "none in this kernel")"
-	echo "scratch_dir_fs: $(findmnt -n -o FSTYPE --target "$dir" 2>/dev/null || stat -f -c %T "$dir")"
+	echo "scratch_dir_fs: $fs"
+	echo "scratch_dir_storage: $(storage "$fs" || echo unknown)"
 	echo "scratch_dir_st_blksize: $blksize"
 	echo "compiler: $(${CC:-cc} --version | head -1)"
 	echo "libc: $(getconf GNU_LIBC_VERSION 2>/dev/null || ldd --version 2>&1 | head -1)"

@@ -12,7 +12,10 @@ kernel) with its values perturbed and the values derived from them (mib_s,
 iops, lines_found) recomputed, so that every copy holds together. Some
 copies reorder their columns or carry an extra one, some have Lab 5's
 iodepth column with rows at depths 1 to 32, and a machine with 4 cores or
-more has Lab 3 rows at 4 threads.
+more has Lab 3 rows at 4 threads. Lab 6's time per save (where the template
+has lab6-cost.csv) follows the machine's kind of storage (machine.txt's
+scratch_dir_storage), which every tenth copy leaves out, as machine.sh did
+before it told it.
 
 --hostile adds submissions named hostile-WHAT (tarballs and folders) that
 the merge must leave out, and prints "NAME<TAB>REASON" for each: the words
@@ -44,6 +47,14 @@ CPUS = ["AMD EPYC 7B13", "Intel(R) Xeon(R) CPU @ 2.20GHz", "Apple M2 (Asahi)",
 FILESYSTEMS = ["ext4"] * 6 + ["xfs"] * 2 + ["btrfs"] * 2 + ["tmpfs", "nfs4", "zfs", "f2fs"]
 # How fast 4 KiB O_DIRECT random reads go on each (a multiplier of the template's)
 FS_SPEED = {"ext4": 1.0, "xfs": 1.1, "btrfs": 0.8, "tmpfs": 1.0, "nfs4": 0.15, "zfs": 0.7, "f2fs": 1.2}
+# The storage under a scratch directory that is not tmpfs or NFS, and what
+# one fsync waits for there (us; the median, spread by the machine).
+DISKS = ["nvme"] * 3 + ["ssd"] * 2 + ["vm-disk"] * 3 + ["hdd"]
+FSYNC_US = {"memory": 3, "nvme": 800, "ssd": 1500, "vm-disk": 2500, "hdd": 15000, "network": 8000}
+# A save without fsync: open, write, close (and rename), in us; over NFS,
+# round trips to the server at open and close.
+SAVE_US = {"memory": 12, "network": 500}
+FSYNCS = {"fsync-rename": 1, "safe": 2, "log": 1}	# fsyncs per save of each strategy
 KERNELS = ["Linux 6.1.0-18-amd64 x86_64", "Linux 6.5.0-21-generic x86_64",
            "Linux 5.15.0-97-generic x86_64", "Linux 6.8.0-31-generic aarch64",
            "Linux 5.10.0-28-amd64 x86_64"]
@@ -71,13 +82,16 @@ class Machine:
         self.fs = rng.choice(FILESYSTEMS)
         self.kernel = rng.choice(KERNELS)
         self.memory = rng.choice([8, 16, 16, 32, 64])
+        self.storage = {"tmpfs": "memory", "nfs4": "network"}.get(self.fs) or rng.choice(DISKS)
         # the same CPU model faults at about the same cost
         self.fault = 0.5 + 2.5 * (CPUS.index(self.cpu) % 5) / 4
 
-    def text(self):
+    def text(self, old=False):
+        """machine.txt; old: as machine.sh wrote it before scratch_dir_storage."""
+        storage = "" if old else f"scratch_dir_storage: {self.storage} vda\n"
         return (f"date: 2026-11-2{random.randint(0, 9)}T10:00:00Z\nkernel: {self.kernel}\n"
                 f"cpu: {self.cpu}\ncores: {self.cores}\nmemory: {self.memory}.0 GiB\n"
-                f"scratch_dir_fs: {self.fs}\nscratch_dir_st_blksize: 4096\n"
+                f"scratch_dir_fs: {self.fs}\n{storage}scratch_dir_st_blksize: 4096\n"
                 "compiler: cc (Debian 12.2.0-14) 12.2.0\nlibc: glibc 2.36\n").encode()
 
 
@@ -91,7 +105,7 @@ def secs(x, digits=6):
 
 def perturb(template, rng, m, variant):
     """{name: bytes} of one generated submission's data/."""
-    data = {"machine.txt": m.text()}
+    data = {"machine.txt": m.text(old=variant % 10 == 9)}
     speed = math.exp(rng.gauss(0, 0.4))		# the machine, overall
 
     header, rows = read_csv(os.path.join(template, "lab1.csv"))
@@ -191,6 +205,19 @@ def perturb(template, rng, m, variant):
     for r in rows:
         timed(r)
     data["lab5.csv"] = write_csv(header, rows)
+
+    if os.path.exists(os.path.join(template, "lab6-cost.csv")):
+        header, rows = read_csv(os.path.join(template, "lab6-cost.csv"))
+        fsync = FSYNC_US[m.storage] * math.exp(rng.gauss(0, 0.5))
+        for r in rows:		# each trial saves for about the template's wall_s
+            us = (SAVE_US.get(m.storage, 20) * speed +
+                  FSYNCS.get(r["strategy"], 0) * fsync) * noise(rng)
+            saves = max(3, round(float(r["wall_s"]) * 1e6 / us))
+            r["saves"], r["wall_s"] = str(saves), f"{saves * us / 1e6:.6f}"
+            r["us_per_save"] = f"{float(r['wall_s']) * 1e6 / saves:.3f}"
+        data["lab6-cost.csv"] = write_csv(header, rows)
+        with open(os.path.join(template, "lab6-states.csv"), "rb") as f:
+            data["lab6-states.csv"] = f.read()	# packed along: the merge does not read it
     return data
 
 
@@ -302,6 +329,10 @@ def hostile(template, extra, rng, out):
         ("hostile-nomachine.tar.gz",
          tarball({k: v for k, v in good.items() if k != "machine.txt"}, extra), "no data/machine.txt"),
     ]
+    if "lab6-cost.csv" in good:
+        impossible = edited("lab6-cost.csv", "us_per_save", "0.500")
+        cases.append(("hostile-lab6.tar.gz", tarball(impossible, extra),
+                      "lab6-cost.csv line 2: us_per_save 0.5 is not wall_s / saves"))
     for name, content, why in cases:
         with open(os.path.join(out, name), "wb") as f:
             f.write(content)

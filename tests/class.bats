@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # make class: a generated class of submissions merged into the class's CSVs
 # and figures (grading/classresults). The class is made once per file: the
-# five labs run at SCALE=tiny for one real submission, which
+# six labs run at SCALE=tiny for one real submission, which
 # tests/class-gen.py copies into 50 submissions on 50 machines with their
 # values perturbed, plus hostile ones (malformed, forged, links, '..'
 # names, a gzip bomb) that must be left out, each with its reason.
@@ -15,7 +15,7 @@ setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	mkdir -p kit/iolab-handin/data
 	local lab
-	for lab in 1 2 3 4 5; do
+	for lab in 1 2 3 4 5 6; do
 		DATA=kit/iolab-handin/data SCRATCH=kit/scratch SCALE=tiny \
 			bash "$ROOT"/labs/"$lab"-*/lab"$lab".sh >/dev/null || return 1
 	done
@@ -65,12 +65,13 @@ subs() {
 @test "class: a tidy CSV per data file, every good submission in each, the left-out ones in none" {
 	need_kit
 	local f expected
-	# (lab5-depth.csv: from every other generated submission, below)
-	for f in $(cd "$BATS_FILE_TMPDIR/kit/iolab-handin/data" && ls -- *.csv | grep -vx lab5-depth.csv); do
+	# (lab5-depth.csv: from every other generated submission, below;
+	# lab6-states.csv is not merged: the same on every machine)
+	for f in $(cd "$BATS_FILE_TMPDIR/kit/iolab-handin/data" && ls -- *.csv | grep -vx -e lab5-depth.csv -e lab6-states.csv); do
 		# the good ones, and the hostile ones whose bad data are in another file
 		expected=$((GOOD + $(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep '^lab[0-9a-z-]*\.csv' | grep -cv "^${f}[ :]")))
 		[ "$(subs "$f" | wc -l)" -eq "$expected" ] || { echo "$f: $(subs "$f" | wc -l) submissions, expected $expected"; return 1; }
-		head -1 "$BATS_FILE_TMPDIR/out/$f" | grep -q '^sub,machine,cpu,cores,kernel,scratch_fs,'
+		head -1 "$BATS_FILE_TMPDIR/out/$f" | grep -q '^sub,machine,cpu,cores,kernel,scratch_fs,storage,'
 	done
 	# every row of every submission: as many as the real one has
 	rows=$(($(wc -l <"$BATS_FILE_TMPDIR/kit/iolab-handin/data/lab1.csv") - 1))
@@ -82,6 +83,75 @@ subs() {
 	# the left-out ones, by file, in left-out.csv
 	[ "$(grep -c ',lab5.csv,' "$BATS_FILE_TMPDIR/out/left-out.csv")" -eq \
 		"$(cut -f2 "$BATS_FILE_TMPDIR/expected.tsv" | grep -c '^lab5.csv[ :]')" ]
+}
+
+@test "class: Lab 6's time per save by storage: its rows with their storage, unknown without scratch_dir_storage, the figure's kinds" {
+	need_kit
+	out=$BATS_FILE_TMPDIR/out
+	# the generated submissions: those whose machine.txt is as machine.sh
+	# wrote it before it told the storage, and the kinds the others have
+	local old=0 t kinds
+	for t in "$BATS_FILE_TMPDIR"/subs/s*.tar.gz; do
+		tar -xzOf "$t" iolab-handin/data/machine.txt | grep -q '^scratch_dir_storage: ' || old=$((old + 1))
+	done
+	[ "$old" -ge 1 ] && [ "$old" -lt "$GOOD" ]
+	col=$(head -1 "$out/submissions.csv" | tr , '\n' | grep -nx storage | cut -d: -f1)
+	[ "$(tail -n +2 "$out/submissions.csv" | cut -d, -f"$col" | grep -cx unknown)" -eq "$old" ]
+	# every Lab 6 row of a submission carries its storage; several kinds
+	col=$(head -1 "$out/lab6-cost.csv" | tr , '\n' | grep -nx storage | cut -d: -f1)
+	kinds=$(tail -n +2 "$out/lab6-cost.csv" | cut -d, -f"$col" | sort -u)
+	[ "$(grep -c . <<<"$kinds")" -ge 4 ] && grep -qx unknown <<<"$kinds" && grep -qx memory <<<"$kinds"
+	[ "$(tail -n +2 "$out/lab6-cost.csv" | cut -d, -f1,"$col" | sort -u | cut -d, -f1 | uniq -d)" = "" ]
+	# ... and the figure draws each kind, with and without fsync: memory's
+	# fsync costs little beside any disk's
+	[ "$(tail -n +2 "$out/plot/lab6-save-kinds.dat" | cut -d, -f2 | sort | tr '\n' ' ')" = "$(tr '\n' ' ' <<<"$kinds")" ]
+	python3 - "$out/plot" <<-'EOF'
+		import csv, sys
+		kinds = {r["label"]: float(r["x"]) for r in csv.DictReader(open(sys.argv[1] + "/lab6-save-kinds.dat"))}
+		med = {(float(r["x"]), r["sync"]): float(r["median"]) for r in csv.DictReader(open(sys.argv[1] + "/lab6-save-boxes.dat"))}
+		def m(kind, sync):
+		    return med[(kinds[kind] + (0.2 if sync == "1" else -0.2), sync)]
+		assert m("memory", "1") < 10 * m("memory", "0"), med
+		for disk in set(kinds) & {"nvme", "ssd", "vm-disk", "hdd", "network"}:
+		    assert m(disk, "1") > 10 * m("memory", "1"), (disk, med)
+	EOF
+	# one old submission read by itself: storage unknown; a new one: its kind
+	run python3 -c "
+import sys, tarfile; sys.path.insert(0, '$ROOT')
+from grading.classresults import merge
+for t in sys.argv[1:]:
+    m = tarfile.open(t).extractfile('iolab-handin/data/machine.txt').read().decode()
+    told = [l.split()[1] for l in m.splitlines() if l.startswith('scratch_dir_storage: ')]
+    r = merge.process(('s', ('path', t), '', b''))
+    print(told[0] if told else 'old', r['ident'][-1])" "$BATS_FILE_TMPDIR"/subs/s000[0-9].tar.gz
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$(grep -v -e '^old unknown$' -e '^\([a-z-]*\) \1$' <<<"$output")" ]
+	grep -q '^old unknown$' <<<"$output"
+	# the impossible Lab 6 row: that submission's Lab 6 left out, saying why
+	grep -q ',lab6-cost.csv,"lab6-cost.csv line 2: us_per_save 0.5 is not wall_s / saves (' "$out/left-out.csv"
+}
+
+@test "class: machine.sh tells the storage it can, as the class reads it; no findmnt still writes the line" {
+	need_kit
+	local kinds line
+	kinds=$(cd "$ROOT" && python3 -c "from grading.classresults import spec; print(' '.join(spec.STORAGE_KINDS))")
+	bash "$ROOT/common/machine.sh" . m.txt
+	line=$(grep '^scratch_dir_storage: ' m.txt)
+	[[ " $kinds " == *" $(cut -d' ' -f2 <<<"$line") "* ]] || { echo "not a kind the class knows: $line"; return 1; }
+	if [ "$(findmnt -n -o FSTYPE --target /dev/shm 2>/dev/null | tail -1)" = tmpfs ]; then
+		bash "$ROOT/common/machine.sh" /dev/shm shm.txt
+		grep -qx 'scratch_dir_storage: memory tmpfs' shm.txt
+	fi
+	# without findmnt (a minimal container): stat and /sys, or unknown
+	mkdir nofindmnt
+	for c in bash cat date uname sed head tail getconf awk stat rm mv tr ls basename dirname readlink cc; do
+		ln -s "$(command -v "$c")" nofindmnt/
+	done
+	PATH=$PWD/nofindmnt bash "$ROOT/common/machine.sh" . old.txt
+	line=$(grep '^scratch_dir_storage: ' old.txt)
+	[[ " $kinds " == *" $(cut -d' ' -f2 <<<"$line") "* ]] || { echo "not a kind the class knows: $line"; return 1; }
+	[ "$(grep -c . old.txt)" -eq "$(grep -c . m.txt)" ]
 }
 
 @test "class: ids are keyed hashes: no name or file name in the class's files; the same on a second run" {
@@ -110,7 +180,7 @@ subs() {
 @test "class: a figure per lab, each caption with its submissions, machines and left-out count" {
 	need_kit
 	local fig file left
-	for fig in lab1-lost:lab1.csv lab2-fflush:lab2.csv lab3-threads:lab3.csv lab4-wall-cpu:lab4-writers.csv lab5-iops:lab5.csv; do
+	for fig in lab1-lost:lab1.csv lab2-fflush:lab2.csv lab3-threads:lab3.csv lab4-wall-cpu:lab4-writers.csv lab5-iops:lab5.csv lab6-fsync:lab6-cost.csv; do
 		file=${fig#*:} fig=${fig%:*}
 		[ "$(head -c 4 "$BATS_FILE_TMPDIR/out/$fig.png" | od -An -c | tr -d ' ')" = '211PNG' ]
 		[ "$(stat -c %s "$BATS_FILE_TMPDIR/out/$fig.png")" -gt 10000 ]
@@ -163,7 +233,7 @@ print(r['metrics']['lab5_rr4k_iops'])")
 	[[ $output == *"merged 10 of 11 submissions"* ]]
 	[[ $output == *"left out submission_9999 (sub "*"): submission: data/lab1.csv is a link or special file"* ]]
 	[ "$(tail -n +2 gsout/lab1.csv | cut -d, -f1 | sort -u | wc -l)" -eq 10 ]
-	for fig in lab1-lost lab2-fflush lab3-threads lab4-wall-cpu lab5-iops; do [ -s "gsout/$fig.png" ]; done
+	for fig in lab1-lost lab2-fflush lab3-threads lab4-wall-cpu lab5-iops lab6-fsync; do [ -s "gsout/$fig.png" ]; done
 	run grep -rIl -e 'submission_' -e 'A Student' --exclude=.secret gsout
 	[ "$status" -eq 1 ] || { echo "names in: $output"; return 1; }
 }
@@ -192,7 +262,7 @@ print(r['metrics']['lab5_rr4k_iops'])")
 	run bash -c "cd '$ROOT' && python3 -B -m grading.classresults merge -j 1 --out '$BATS_TEST_TMPDIR/out' '$BATS_TEST_TMPDIR/three'"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	files=$(cd "$BATS_FILE_TMPDIR/kit/iolab-handin/data" && ls -- lab*.csv | wc -l)
+	files=$(cd "$BATS_FILE_TMPDIR/kit/iolab-handin/data" && ls -- lab*.csv | grep -cvx lab6-states.csv)
 	# bob and carol each beside alice (whichever id came first), for every data file; dave nowhere
 	[ "$(tail -n +2 out/copies.csv | grep -c ',the same bytes$')" -eq $((2 * files)) ]
 	[ "$(tail -n +2 out/copies.csv | cut -d, -f1,2 | tr , '\n' | sort -u | wc -l)" -eq 3 ]

@@ -15,6 +15,7 @@ import shutil
 import statistics
 import subprocess
 
+from . import spec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP_CPUS = 12		# CPU models drawn by name; the others together
@@ -136,11 +137,35 @@ def lab5(out, counts):
     return captions
 
 
+def lab6(out, counts):
+    """Boxes by storage kind, side by side: the saves with fsync (at x +
+    0.2) and without (x - 0.2), in lab6-save-boxes.dat (x, sync, q1, min,
+    max, q3, median) and lab6-save-points.dat (x, sync, value); the kinds,
+    for the tics, in lab6-save-kinds.dat (x, label, n)."""
+    by = {}
+    for r in rows(out, "lab6-save"):
+        by.setdefault(r["storage"], {}).setdefault(int(r["fsync"]), []).append(
+            (r["sub"], float(r["us_per_save"])))
+    kinds = [k for k in spec.STORAGE_KINDS if k in by] + sorted(set(by) - set(spec.STORAGE_KINDS))
+    tics, boxes, points = [], [], []
+    for x, kind in enumerate(kinds, start=1):
+        tics.append([x, kind, len({sub for vals in by[kind].values() for sub, _ in vals})])
+        for sync, vals in sorted(by[kind].items()):
+            at = x + (0.2 if sync else -0.2)
+            boxes.append([f"{at:.1f}", sync] + [f"{s:.6g}" for s in box([v for _, v in vals])])
+            points += [[f"{at + jitter(sub, 0.3):.4f}", sync, f"{v:.6g}"] for sub, v in vals]
+    write(out, "lab6-save-kinds.dat", ["x", "label", "n"], tics)
+    write(out, "lab6-save-boxes.dat", ["x", "sync", "q1", "min", "max", "q3", "median"], boxes)
+    write(out, "lab6-save-points.dat", ["x", "sync", "value"], points)
+    return [caption(counts, "lab6-save", "lab6-cost.csv", f", {len(kinds)} kinds of storage")]
+
+
 # (figure, its inputs: drawn when one has points, prepare: the captions)
 FIGURES = [("lab1-lost", ["lab1-lost"], lab1), ("lab2-fflush", ["lab2-fflush"], lab2),
            ("lab3-threads", ["lab3-speedup", "lab3-touch"], lab3),
            ("lab4-wall-cpu", ["lab4-wallcpu"], lab4),
-           ("lab5-iops", ["lab5-iops", "lab5-depth"], lab5)]
+           ("lab5-iops", ["lab5-iops", "lab5-depth"], lab5),
+           ("lab6-fsync", ["lab6-save"], lab6)]
 
 
 def draw(out, counts, log=print):

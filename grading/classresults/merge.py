@@ -8,13 +8,15 @@ few numbers per submission, appended to OUT/plot/*.csv as the merge goes.
 OUT, after a merge:
   lab1.csv, lab2.csv, ... (a file per data file of spec.FILES)  every row
         of every submission whose file holds together: sub, machine, cpu,
-        cores, kernel, scratch_fs, then the lab's columns
+        cores, kernel, scratch_fs, storage (spec.storage()), then the lab's
+        columns
   submissions.csv   a row per submission merged: its machine and its
         measures (spec.METRICS), what the percentile lines compare with
   left-out.csv      sub, file, reason: what was left out, and why
   copies.csv        sub, other_sub, file, what: submissions whose data file
-        is the same bytes, or that share a run of RUN timings (wall_s, each
-        with SIGNIFICANT digits or more) in a row: listed, not judged
+        is the same bytes, or that share a run of RUN timings (wall_s, or
+        the file's spec timing, each with SIGNIFICANT digits or more) in a
+        row: listed, not judged
   plot/             the figures' inputs; lab*.png the figures
   .secret           the key of the anonymous ids: keep it, share nothing of it
 """
@@ -30,17 +32,7 @@ import zipfile
 from . import reader, spec
 from .values import Bad, read_csv, read_machine
 
-MACHINE_COLUMNS = ["sub", "machine", "cpu", "cores", "kernel", "scratch_fs"]
-# The inputs of the figures: a row per point, after the machine columns.
-POINT_COLUMNS = {
-    "lab1-lost": ["lost_pct"],
-    "lab2-fflush": ["lines_per_lock", "fflush_x"],
-    "lab3-speedup": ["threads", "speedup"],
-    "lab3-touch": ["s_per_gib"],
-    "lab4-wallcpu": ["fsync", "cpu_s_per_mib", "wall_s_per_mib"],
-    "lab5-iops": ["iops"],
-    "lab5-depth": ["iodepth", "iops"],
-}
+MACHINE_COLUMNS = ["sub", "machine", "cpu", "cores", "kernel", "scratch_fs", "storage"]
 ID_HEX = 12
 # Timings that two honest machines do not share: RUN of them in a row, each
 # printed with SIGNIFICANT digits or more (0.000001 is common; 0.0432817 is not).
@@ -163,7 +155,7 @@ def process(job):
         return result
     result["machine"] = m
     result["ident"] = [sub, machine_id(key, m) if key else "", m["cpu"], m["cores"],
-                       m["kernel"], m["scratch_dir_fs"]]
+                       m["kernel"], m["scratch_dir_fs"], spec.storage(m)]
     # Every field is a parsed number or name, or made safe by label(): no
     # comma or quote to escape.
     prefix = ",".join(result["ident"]) + ","
@@ -197,7 +189,7 @@ class Outputs:
         os.makedirs(os.path.join(out, "plot"), exist_ok=True)
         for f in spec.FILES:
             self.open(f.name, MACHINE_COLUMNS + f.column_names)
-        for fig, cols in POINT_COLUMNS.items():
+        for fig, cols in spec.POINTS.items():
             self.open(f"plot/{fig}.csv", MACHINE_COLUMNS + cols)
         self.open("submissions.csv", MACHINE_COLUMNS + ["memory"] + [m[0] for m in spec.METRICS])
         self.open("left-out.csv", ["sub", "file", "reason"])
@@ -252,8 +244,8 @@ def merge(submissions, out, jobs=2, log=print):
     counts = {"submissions": len(found), "merged": 0, "rejected": 0, "machines": set(),
               "copies": 0, "seen": {},
               "left": {f.name: 0 for f in spec.FILES}, "missing": {f.name: 0 for f in spec.FILES},
-              "drawn": {fig: set() for fig in POINT_COLUMNS},
-              "machines_drawn": {fig: set() for fig in POINT_COLUMNS}}
+              "drawn": {fig: set() for fig in spec.POINTS},
+              "machines_drawn": {fig: set() for fig in spec.POINTS}}
     jobs_list = sorted(((name, source, ids[name], key) for name, source in found),
                        key=lambda job: job[2])
     outputs = Outputs(out)
@@ -318,10 +310,11 @@ def record(result, outputs, counts, log):
 
 def fingerprints(name, data, raw_rows):
     """What copies() compares of one data file: its bytes' digest, and a
-    digest per RUN consecutive rows whose wall_s all have SIGNIFICANT
-    digits or more."""
+    digest per RUN consecutive rows whose timings (wall_s, or the file's
+    first timing column) all have SIGNIFICANT digits or more."""
     marks = {("file", hashlib.sha256(data).hexdigest())}
-    wall = spec.BY_NAME[name].column_names.index("wall_s")
+    f = spec.BY_NAME[name]
+    wall = f.column_names.index(f.timing[0])
     walls = [raw[wall] for raw in raw_rows]
     for i in range(len(walls) - RUN + 1):
         run = walls[i:i + RUN]

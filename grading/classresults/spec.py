@@ -5,8 +5,10 @@ lab script may add columns, which are ignored, or reorder them), with the
 kind of value each must hold; which of them the figures and checks need
 (required: a file without one is left out); what makes a configuration
 (for the forged-trials check) and how one row can be impossible. Then what
-each lab contributes per submission: the points of its class figure and
-the one-number measures a student is placed by (METRICS).
+each lab contributes per submission: the points of its class figure
+(SUMMARIES, with their columns in POINTS) and the one-number measures a
+student is placed by (METRICS). The labs the class results know are the
+labs declared here (LABS).
 
 When a lab's CSV changes, this file is the one to edit.
 """
@@ -32,14 +34,21 @@ FORGE_MIN_SAMPLES = 3
 # (an io_uring request costs the kernel about as much).
 MAX_MIB_S_PER_THREAD = float(1 << 20)
 MAX_IOPS_PER_THREAD = 1e7
+# A save (Lab 6) opens, writes and closes a file at the least: three system
+# calls and a path lookup, more than a microsecond together on any machine
+# (the cheapest strategy, in place on a tmpfs, took 14 us on a 2-core VM).
+MIN_US_PER_SAVE = 1.0
 
 
 class DataFile:
-    def __init__(self, name, lab, columns, config, check=None):
+    def __init__(self, name, lab, columns, config, check=None, timing=("wall_s",)):
         self.name, self.lab, self.check = name, lab, check
         # (name, kind, required); kind ends in '?' when the field may be empty
         self.columns = [(c, k, req == "need") for c, k, req in columns]
         self.config = config	# columns that make a configuration (trial and writer excluded)
+        # what a trial measured: equal in every trial of a configuration, a
+        # forgery; the first, in a run of rows two submissions share, a copy
+        self.timing = timing
 
     @property
     def column_names(self):
@@ -104,6 +113,20 @@ def lab5_check(v, half):
         return "mib_s is not bytes / wall_s"
     if v["ios"] > 0 and v["bytes"] == 0:
         return "ios without bytes"
+    return None
+
+
+def lab6_check(v, half):
+    if v["saves"] < 1:
+        return "saves must be at least 1"
+    # wall_s printed to the microsecond, us_per_save to the nanosecond
+    low, high = ((v["wall_s"] + d) * 1e6 / v["saves"] for d in (-half, half))
+    if not low * 0.98 - 0.001 <= v["us_per_save"] <= high * 1.02 + 0.001:
+        return (f"us_per_save {v['us_per_save']:g} is not wall_s / saves "
+                f"({v['wall_s']:g} s, {v['saves']} saves)")
+    if v["us_per_save"] < MIN_US_PER_SAVE:
+        return (f"us_per_save {v['us_per_save']:g}: under {MIN_US_PER_SAVE:g} us, less than "
+                "the open(), write() and close() of a save take")
     return None
 
 
@@ -185,8 +208,30 @@ FILES.append(DataFile("lab5-depth.csv", 5, [
     ("lat_p50_us", "number?", O), ("lat_p99_us", "number?", O), ("lat_mean_us", "number?", O),
 ], config=("experiment", "series", "op", "pattern", "io_bytes", "direct", "iodepth", "jobs"),
     check=lab5_check))
+# Lab 6's cost: time per save of each strategy. Its crash states
+# (lab6-states.csv) are not merged: they are the same on every machine.
+FILES.append(DataFile("lab6-cost.csv", 6, [
+    ("strategy", "token", N), ("trial", "count", N), ("records", "count", N),
+    ("doc_bytes", "count?", O), ("saves", "count", N), ("wall_s", "seconds", N),
+    ("us_per_save", "number", N),
+], config=("strategy", "records"), check=lab6_check,
+    # wall_s is about the same in every trial (each saves for --ms MS)
+    timing=("us_per_save", "saves", "wall_s")))
 BY_NAME = {f.name: f for f in FILES}
 LABS = sorted({f.lab for f in FILES})
+
+# The kinds of storage common/machine.sh tells apart (scratch_dir_storage's
+# first word), in the order the class figure draws them: memory, local
+# disks, virtual ones, then across a network. A machine.txt from before it
+# told them, or a word not among them, reads as "unknown".
+STORAGE_KINDS = ("memory", "nvme", "ssd", "hdd", "mmc", "loop", "vm-disk", "host-share",
+                 "network", "unknown")
+
+
+def storage(machine):
+    """The kind of storage under a submission's scratch directory."""
+    kind = machine.get("scratch_dir_storage", "").split(" ")[0]
+    return kind if kind in STORAGE_KINDS else "unknown"
 
 
 def check_file(spec, rows):
@@ -200,13 +245,16 @@ def check_file(spec, rows):
         why = why or physical(v)
         if why:
             raise Bad(f"{spec.name} line {line}: {why}")
-        times.setdefault(tuple(v.get(c) for c in spec.config), []).append(v["wall_s"])
-    for conf, walls in times.items():
-        if len(walls) >= FORGE_MIN_SAMPLES and walls[0] >= FORGE_MIN_SECONDS \
-                and all(w == walls[0] for w in walls):
+        times.setdefault(tuple(v.get(c) for c in spec.config), []).append(
+            (v["wall_s"], tuple(v[c] for c in spec.timing)))
+    for conf, trials in times.items():
+        if len(trials) >= FORGE_MIN_SAMPLES and trials[0][0] >= FORGE_MIN_SECONDS \
+                and all(t == trials[0] for t in trials):
             named = ", ".join(f"{c}={x}" for c, x in zip(spec.config, conf) if x is not None)
-            raise Bad(f"{spec.name}: all {len(walls)} trials of {named} took exactly "
-                      f"{walls[0]:g} s: not measured")
+            took = (f"{trials[0][0]:g} s" if spec.timing == ("wall_s",) else
+                    ", ".join(f"{c} {x:g}" for c, x in zip(spec.timing, trials[0][1])))
+            raise Bad(f"{spec.name}: all {len(trials)} trials of {named} took exactly "
+                      f"{took}: not measured")
 
 
 # ------------------------------------------------------------ per submission
@@ -297,12 +345,42 @@ def lab5_depth(rows):
     return {"lab5_depth_gain_x": ratio(best, one)}, {"lab5-depth": points}
 
 
+# The strategies of Lab 6's saver that call fsync (the others leave the
+# save in the page cache).
+FSYNC_STRATEGIES = ("fsync-rename", "safe", "log")
+
+
+def lab6(rows):
+    """The median time per save of the strategies that fsync, and of those
+    that do not: a point each, drawn by the storage under the scratch
+    directory."""
+    per_save = {sync: median(v["us_per_save"] for v in rows
+                             if (v["strategy"] in FSYNC_STRATEGIES) == sync) for sync in (0, 1)}
+    safe = median(v["us_per_save"] for v in rows if v["strategy"] == "safe")
+    rename = median(v["us_per_save"] for v in rows if v["strategy"] == "rename")
+    return ({"lab6_safe_us": safe, "lab6_safe_x": ratio(safe, rename)},
+            {"lab6-save": [(sync, us) for sync, us in per_save.items() if us is not None]})
+
+
 # Each lab's measures, from the file its figure draws.
 SUMMARIES = {"lab1.csv": lab1, "lab2.csv": lab2, "lab3.csv": lab3,
-             "lab4-writers.csv": lab4, "lab5.csv": lab5, "lab5-depth.csv": lab5_depth}
+             "lab4-writers.csv": lab4, "lab5.csv": lab5, "lab5-depth.csv": lab5_depth,
+             "lab6-cost.csv": lab6}
+# The points of each figure (the names SUMMARIES give them): their columns,
+# after the machine's.
+POINTS = {
+    "lab1-lost": ["lost_pct"],
+    "lab2-fflush": ["lines_per_lock", "fflush_x"],
+    "lab3-speedup": ["threads", "speedup"],
+    "lab3-touch": ["s_per_gib"],
+    "lab4-wallcpu": ["fsync", "cpu_s_per_mib", "wall_s_per_mib"],
+    "lab5-iops": ["iops"],
+    "lab5-depth": ["iodepth", "iops"],
+    "lab6-save": ["fsync", "us_per_save"],
+}
 
 # The measures a student is placed by: (key, lab, what, unit, format).
-# format: "si" (14.1k), "x" (2.3x), "s" (0.42 s).
+# format: "si" (14.1k), "x" (2.3x), "s" (0.42 s), "us" (1.2 ms, 840 us).
 METRICS = [
     ("lab1_unbuffered_x", 1, "unbuffered writes (-b 0) against stdio's default buffer",
      " slower", "x"),
@@ -313,4 +391,7 @@ METRICS = [
     ("lab4_wall_cpu_fsync_x", 4, "elapsed over CPU time with fsync", "", "x"),
     ("lab5_rr4k_iops", 5, "4K random read (O_DIRECT)", " IOPS", "si"),
     ("lab5_depth_gain_x", 5, "best queue depth against depth 1 (4K random reads)", " the IOPS", "x"),
+    ("lab6_safe_us", 6, "safe save (fsync of the file and of its directory)", " per save", "us"),
+    ("lab6_safe_x", 6, "safe save against rename without fsync", " the time", "x"),
 ]
+

@@ -48,6 +48,8 @@ def show(value, form):
         return f"{value:.3g}"
     if form == "x":
         return f"{value:.3g}x"
+    if form == "us":
+        return f"{value / 1000:.3g} ms" if value >= 1000 else f"{value:.3g} us"
     return f"{value:.3g} s"
 
 
