@@ -271,7 +271,10 @@ for lab, module in grade.load(grade.kit_labs())[1].items():
 	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH="$1" HOME=/tmp "${@:2}"; }
 	# a PATH without bwrap
 	mkdir -p "$kit/nobwrap"
-	for f in /usr/bin/* /bin/*; do [ "${f##*/}" = bwrap ] || ln -sf "$f" "$kit/nobwrap/" 2>/dev/null; done
+	# (one ln per directory: bats traces each command, and a loop over
+	# every file took it two minutes)
+	for dir in /usr/bin /bin; do ln -sf "$dir"/* "$kit/nobwrap/" 2>/dev/null || true; done
+	rm -f "$kit/nobwrap/bwrap"
 	run as_nobody "$kit/nobwrap" "$kit/grade.sh" --labs 1 --only answers "$sub"
 	[ "$status" -eq 1 ]
 	[[ $output == *"install bubblewrap (sudo apt-get install bubblewrap)"* ]]
