@@ -580,10 +580,14 @@ class Grading:
         return rows
 
     def need_io_uring(self):
-        """Skip unless this machine allows io_uring (see io_uring_works)."""
+        """Skip unless this machine allows io_uring (see io_uring_works) and
+        the sandbox lets students' programs use it (inside bubblewrap only:
+        sandbox.NO_IO_URING)."""
         if not io_uring_works():
             raise Skip("this machine refuses io_uring (io_uring_setup fails, as under Docker's default "
                        "seccomp profile): not run, its points left out of the maximum")
+        if self.box.io_uring_refused:
+            raise Skip(f"{self.box.io_uring_refused}: not run, its points left out of the maximum")
 
 
 _IO_URING = []
