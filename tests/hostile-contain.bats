@@ -216,3 +216,26 @@ io_uring_skipped() {
 		grep -q "writer wrote more than 1024 MiB or 20000 files (killed)" grades/hoard-$kind.txt
 	done
 }
+
+@test "contain: the grader's own memory stays under 200 MB on ten CSVs of 4 MiB of short values" {
+	# 2,000,000 values a file: parsed and kept, they took the grader past 1 GB
+	mkdir -p csvs/data
+	echo 1,2,3,4,5,6 >csvs/labs.txt
+	python3 - csvs/data <<-'PY'
+	import sys
+	for name in ("lab1", "lab2", "lab3", "lab3-membw", "lab4-writers", "lab4-datagen", "lab5", "lab5-depth",
+	             "lab6-cost", "lab6-states"):
+	    with open(f"{sys.argv[1]}/{name}.csv", "w") as f:
+	        f.write(",".join(f"c{i}" for i in range(20)) + "\n")
+	        f.write(("1," * 19 + "1\n") * ((4 << 20) // 40 - 3))
+	PY
+	python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:])
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss >> 10, file=sys.stderr)
+' "$ROOT/grade.sh" --only "has the columns the checks read" csvs >csvs.txt 2>csvs.mib
+	grep -E 'columns|values' csvs.txt
+	[ "$(grep -c 'has more than 100000 values (rows x columns), more than the grader parses' csvs.txt)" -eq 10 ]
+	echo "the grader's peak: $(cat csvs.mib) MiB"
+	[ "$(cat csvs.mib)" -lt 200 ]
+}
