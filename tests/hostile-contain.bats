@@ -15,16 +15,13 @@ grade() {
 }
 
 # sub NAME LAB_DIR PROG FIXTURE DEFINES...: subs/NAME, a submission of one
-# program, the hostile FIXTURE (tests/fixtures/hostile-contain/ or
-# hostile/) in place of PROG, with these #defines.
+# program, the hostile FIXTURE in place of PROG, with these #defines.
 sub() {
-	local name=$1 dir=$2 prog=$3 fixture=$4 def src
+	local name=$1 dir=$2 prog=$3 fixture=$4 def
 	shift 4
-	src=$ROOT/tests/fixtures/hostile-contain/$fixture.c
-	[ -e "$src" ] || src=$ROOT/tests/fixtures/hostile/$fixture.c
 	mkdir -p "subs/$name/labs/$dir"
 	for def in "$@"; do echo "#define $def"; done >"subs/$name/labs/$dir/$prog.c"
-	cat "$src" >>"subs/$name/labs/$dir/$prog.c"
+	cat "$ROOT/tests/fixtures/hostile/$fixture.c" >>"subs/$name/labs/$dir/$prog.c"
 }
 
 setup_file() {
