@@ -39,6 +39,14 @@ import sandbox
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
 FILE_LIMIT = 4 << 20        # the largest submission file the grader reads (make labs writes < 1 MiB)
+# The grader's own memory stays bounded (under 200 MB) whatever a submission
+# holds: a file over KEEP_LIMIT is read again when asked for rather than kept
+# (figures and sources are read once anyway), a CSV of more than CELL_LIMIT
+# values is refused (parsed, each costs about 100 bytes; make labs's largest,
+# lab5.csv, has some 15,000 at SCALE=quick), and only the parsed CSVs of the
+# lab being graded are kept.
+KEEP_LIMIT = 256 << 10
+CELL_LIMIT = 100_000
 
 
 class Fail(Exception):
@@ -349,6 +357,7 @@ class Grading:
         self._n = 0
         self.built = set()
         self._files, self._rows = {}, {}     # what file() and rows() read, once per grading
+        self._rows_lab = None                # the lab whose CSVs _rows holds
 
     # -- inputs drawn anew for every grading, so that no answer can be
     #    written into a program in advance
@@ -527,9 +536,11 @@ class Grading:
 
     def file(self, rel):
         """Bytes of a file of the submission (already copied, read-only to
-        students' code), or None; read once per grading.  Fail when it is
-        larger than FILE_LIMIT: the grader's own parsing stays bounded."""
-        if rel not in self._files:
+        students' code), or None; read once per grading if it is no larger
+        than KEEP_LIMIT.  Fail when it is larger than FILE_LIMIT: the
+        grader's own parsing stays bounded."""
+        data = self._files.get(rel, False)
+        if data is False:
             path = os.path.join(self.sub, rel)
             data = None
             if os.path.isfile(path) and not os.path.islink(path):
@@ -538,8 +549,8 @@ class Grading:
                 if len(data) > FILE_LIMIT:
                     data = Fail(f"{rel} is larger than {FILE_LIMIT >> 20} MiB, more than the grader reads "
                                 "(make labs writes far less): hand in the file make labs wrote")
-            self._files[rel] = data
-        data = self._files[rel]
+            if not isinstance(data, bytes) or len(data) <= KEEP_LIMIT:
+                self._files[rel] = data
         if isinstance(data, Fail):
             raise Fail(data.message)
         return data
@@ -547,13 +558,18 @@ class Grading:
     def rows(self, rel, numeric=(), lab=None):
         """The rows of the submission's CSV rel as dicts, with the numeric
         columns parsed strictly; Fail when it is missing or malformed.
-        Parsed once per grading: each call gets its own copies."""
+        Parsed once per grading (the checks run lab by lab: a lab's CSVs
+        are let go when another's are asked for): each call gets its own
+        copies."""
+        if lab != self._rows_lab:
+            self._rows, self._rows_lab = {}, lab
         key = (rel, tuple(numeric), lab)
         if key not in self._rows:
             try:
                 self._rows[key] = self._parse_rows(rel, numeric, lab)
             except Fail as f:
-                self._rows[key] = f
+                # a new one: f's traceback would keep the parse's text alive
+                self._rows[key] = Fail(f.message, f.reproduce)
         rows = self._rows[key]
         if isinstance(rows, Fail):
             raise Fail(rows.message, rows.reproduce)
@@ -572,6 +588,9 @@ class Grading:
         for n, row in enumerate(reader, start=2):
             if None in row or None in row.values():
                 raise Fail(f"{rel} line {n}: {len(reader.fieldnames)} fields expected", again)
+            if (n - 1) * len(row) > CELL_LIMIT:
+                raise Fail(f"{rel} has more than {CELL_LIMIT} values (rows x columns), more than the grader "
+                           "parses (make labs writes far fewer): hand in the file make labs wrote", again)
             for c in numeric:
                 row[c] = number(row[c], f"{rel} line {n}, {c}: ")
             rows.append(row)
@@ -580,10 +599,14 @@ class Grading:
         return rows
 
     def need_io_uring(self):
-        """Skip unless this machine allows io_uring (see io_uring_works)."""
+        """Skip unless this machine allows io_uring (see io_uring_works) and
+        the sandbox lets students' programs use it (inside bubblewrap only:
+        sandbox.NO_IO_URING)."""
         if not io_uring_works():
             raise Skip("this machine refuses io_uring (io_uring_setup fails, as under Docker's default "
                        "seccomp profile): not run, its points left out of the maximum")
+        if self.box.io_uring_refused:
+            raise Skip(f"{self.box.io_uring_refused}: not run, its points left out of the maximum")
 
 
 _IO_URING = []

@@ -10,9 +10,10 @@ Layers, outermost first (docs/instructors.md has the table):
      files, no core dumps; a watchdog on the bytes and files the uid writes.
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
      network namespace, where they reach nothing), no POSIX message queue,
-     no io_uring unless a check asks for it, nothing but the machine's own
-     system-call ABI.  As root without bubblewrap, an empty network
-     namespace too where the kernel grants one (for what io_uring opens).
+     no io_uring unless a check asks for it and bubblewrap runs (no
+     filter sees an io_uring request: outside bubblewrap, one could open
+     a Unix socket of the machine by its path, which nothing else
+     closes), nothing but the machine's own system-call ABI.
   4. Landlock, where the kernel has it (grading/landlock.py): read only the
      system's directories and the run's, write only the run directory, no
      TCP, no signal or abstract Unix socket leaving the sandbox, no /proc.
@@ -76,6 +77,15 @@ _IO_URING_SETUP = 425  # the same on every architecture that has it
 _MQ_OPEN = {"x86_64": 240, "aarch64": 180}
 _AF_UNIX, _AF_NETLINK = 1, 16
 
+# Why no student program gets io_uring outside bubblewrap: the operations
+# it submits (IORING_OP_SOCKET, _CONNECT) are no system calls, so the
+# filter never sees them; Landlock restricts TCP but not connect() to a
+# Unix socket by its path, and a network namespace does not hold those.
+# Only bubblewrap's mount namespace hides the machine's sockets (D-Bus's,
+# say).  The checks that need io_uring are skipped there (gradelib).
+NO_IO_URING = ("outside bubblewrap the grader refuses io_uring: its requests pass the seccomp filter, "
+               "and could open Unix sockets no other layer closes")
+
 
 def _bpf(code, k, jt=0, jf=0):
     return struct.pack("HBBI", code, jt, jf, k)
@@ -138,40 +148,6 @@ def _install_seccomp(fprog):
             _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         os.write(2, b"sandbox: cannot install the system-call filter\n")
         os._exit(126)
-
-
-_CLONE_NEWNET = 0x40000000
-
-
-def _empty_netns():
-    """(descriptor, None) of a new network namespace with no interface up,
-    where students' programs run when bubblewrap does not (root only): a
-    UDP or netlink socket that io_uring opens past the filter reaches
-    nothing there.  (None, why) where the kernel or a container refuses
-    one (Docker without CAP_SYS_ADMIN)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            failed = _LIBC.unshare(_CLONE_NEWNET)
-            os.write(w, str(ctypes.get_errno() if failed else 0).encode())
-            os.close(w)                 # the grader reads to the end
-            if not failed:
-                signal.pause()          # until the grader has opened the namespace
-        finally:
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        err = int(f.read(10) or b"-1")
-    fd = None
-    try:
-        if err == 0:
-            fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
-    finally:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    return (fd, None) if fd is not None else (None, os.strerror(err) if err > 0 else "no answer")
 
 
 # ------------------------------------------------------------------ processes of a uid
@@ -469,9 +445,8 @@ class Sandbox:
                 "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
                 "or pass --unsafe-no-sandbox")
         self.unsafe = not self.root and not self.bwrap
-        self.netns = self.netns_error = None
-        if self.root and not self.bwrap:
-            self.netns, self.netns_error = _empty_netns()
+        # None, or why no student program may set up an io_uring here.
+        self.io_uring_refused = None if self.bwrap else NO_IO_URING
 
     def describe(self):
         if self.unsafe:
@@ -485,12 +460,8 @@ class Sandbox:
         parts.append(f"limits (cpu, file size, processes; disk {LIMIT_DISK >> 20} MiB and memory "
                      f"{LIMIT_MEMORY >> 20} MiB per run, open and unlinked files and shared memory included, "
                      f"by a watchdog: no cgroup)")
-        parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink") +
+        parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink, no io_uring") +
                      ", no POSIX message queues)")
-        if self.netns is not None:
-            parts.append("an empty network namespace")
-        elif self.netns_error:
-            parts.append(f"no network namespace ({self.netns_error})")
         if self.landlock:
             fs, net, scoped = landlock.handled(self.landlock)
             parts.append(f"Landlock ABI {self.landlock} on every program (files"
@@ -535,9 +506,6 @@ class Sandbox:
         if self._slot is not None:
             os.close(self._slot)
             self._slot = None
-        if self.netns is not None:
-            os.close(self.netns)
-            self.netns = None
 
     def end_processes(self):
         """Every process a check started is gone when it ends."""
@@ -630,6 +598,8 @@ class Sandbox:
         program only, not for bwrap (an LD_PRELOAD must not load into it).
         address_space: its RLIMIT_AS (RLIM_INFINITY for a ThreadSanitizer
         build, which reserves terabytes of shadow memory it never touches).
+        allow_io_uring: lets it set up an io_uring, inside bubblewrap only
+        (NO_IO_URING says why not outside).
         Landlock lets it read ro_binds and binds and write binds: argv[0]
         confines itself where reaper (grading/reaper.c does, after opening
         what it reads of /proc), else the child does before exec, outside
@@ -652,23 +622,12 @@ class Sandbox:
                   (resource.RLIMIT_CORE, 0))
         # The filter is built here: the child, already the students' uid,
         # could not import anything from the grader's Python.
-        fprog = _filter_program(seccomp_filter(allow_io_uring, allow_unix=use_bwrap))
+        fprog = _filter_program(seccomp_filter(allow_io_uring and use_bwrap, allow_unix=use_bwrap))
         root, nproc = self.root, LIMIT_NPROC
         confine = rules if rules is not None and not reaper else None
-        netns = self.netns if self.root and not use_bwrap else None
-        uid, gid = self.uid, self.gid
 
         def limit():
-            # Runs in the child before exec, after the uid changed, or,
-            # where it enters the empty network namespace (which takes
-            # root), changes it here.
-            if netns is not None:
-                if _LIBC.setns(netns, _CLONE_NEWNET) != 0:
-                    os.write(2, b"sandbox: cannot enter the empty network namespace\n")
-                    os._exit(126)
-                os.setgroups([])
-                os.setresgid(gid, gid, gid)
-                os.setresuid(uid, uid, uid)
+            # Runs in the child before exec, after the uid changed.
             os.umask(0o077)     # what it writes is its own unless it says otherwise
             for r, v in limits:
                 resource.setrlimit(r, (v, v))
@@ -679,9 +638,7 @@ class Sandbox:
                 os.write(2, b"sandbox: cannot confine the program with Landlock\n")
                 os._exit(126)
 
-        user = {}
-        if self.root and netns is None:
-            user = dict(user=self.uid, group=self.gid, extra_groups=[])
+        user = dict(user=self.uid, group=self.gid, extra_groups=[]) if self.root else {}
         base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **env), stdin=stdin,
