@@ -137,10 +137,10 @@ test: all
 	@bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(T)))
 
 # Suites that test no program of the kit's: the sanitizer builds skip them.
-NOT_KIT_C := tests/grade%.bats tests/hostile.bats tests/hostile-contain.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats tests/addlab.bats
+NOT_KIT_C := tests/grade%.bats tests/gradelib.bats tests/hostile.bats tests/hostile%.bats tests/answers.bats tests/predict.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats tests/addlab.bats
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
-	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's and handin's (Python and shell, no C of the kit's) and the lab scripts' (shell over the programs their own files test)"
+	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's, handin's, the answers' and the predictions' (Python and shell, no C of the kit's) and the lab scripts' (shell over the programs their own files test)"
 	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out $(NOT_KIT_C) tests/lab%.bats,$(wildcard tests/*.bats))
 	@if [ -n "$(THREADED)" ]; then echo "== ThreadSanitizer: $(THREADED)"; \
 	  BIN=bin-tsan bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(THREADED))); fi

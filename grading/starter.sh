@@ -149,7 +149,7 @@ strip() {
 # grader's tests and this tool's below, and any test file that names grading/.
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
 # Patterns, matched in the starter's copy (not wherever this runs from).
-NOT_FOR_STUDENTS=('tests/grade*.bats' tests/grading.bash 'tests/hostile*.bats' tests/fixtures/hostile tests/answers.bats
+NOT_FOR_STUDENTS=('tests/grade*.bats' tests/grading.bash 'tests/hostile*.bats' 'tests/fixtures/hostile*' tests/answers.bats
 	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
 	tests/starter.bats tests/fixtures/starter tests/addlab.bats)
 

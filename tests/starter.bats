@@ -186,7 +186,7 @@ failing_json() {
 		[ -e "$s/$f" ] || { echo "missing: $f"; return 1; }
 	done
 	for f in grade.sh grading tests/grade.bats tests/gradelib.bats tests/starter.bats tests/grading.bash \
-		tests/hostile.bats tests/fixtures/hostile tests/unit/test_grading.py tests/fixtures/starter \
+		tests/hostile.bats tests/fixtures/hostile tests/fixtures/hostile-score tests/unit/test_grading.py tests/fixtures/starter \
 		tests/class.bats tests/class-gen.py tests/unit/test_classresults.py \
 		bin build dist scratch; do
 		[ ! -e "$s/$f" ] || { echo "should not be there: $f"; return 1; }
