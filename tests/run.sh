@@ -54,11 +54,14 @@ for file in "$@"; do
 	esac
 done
 reference=
-if [ $(($(grep -l '^[[:space:]]*reference_kit ' "$@" | wc -l))) -ge 2 ]; then
+if [ "$(grep -l '^[[:space:]]*reference_kit ' "$@" | wc -l)" -ge 2 ]; then
+	# the labs their reference_kit lines name; every lab if one computes them
+	labs=$(sed -n 's/^[[:space:]]*reference_kit //p' "$@" | tr ' ' '\n' | sort -u)
+	grep -qvx '[0-9]*' <<<"$labs" && labs=$(cd labs && ls -d [0-9]*-* | cut -d- -f1)
 	export IOLAB_TEST_REFERENCE=$out/reference
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	ROOT=$PWD bash -c '. tests/grading.bash && run_labs "$1/kit" $(cd labs && ls -d [0-9]*-* | cut -d- -f1) &&
-		touch "$1/done"' _ "$IOLAB_TEST_REFERENCE" >"$out/reference.log" 2>&1 &
+	# shellcheck disable=SC2086,SC2034 # one word per lab; grading.bash reads ROOT
+	(ROOT=$PWD && . tests/grading.bash && run_labs "$IOLAB_TEST_REFERENCE/kit" $labs &&
+		touch "$IOLAB_TEST_REFERENCE/done") >"$out/reference.log" 2>&1 &
 	reference=$!
 fi
 for file in "${first[@]}" "${graders[@]}"; do
