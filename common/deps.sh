@@ -11,10 +11,11 @@
 set -euo pipefail
 
 # tool -> Debian/Ubuntu package, Fedora package, Homebrew formula. liburing
-# is a C library (iopattern --iodepth, Lab 5), not a command.
-declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-dev)
-declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-devel)
-declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)" [python3]=python3 [strace]="(not available)" [liburing]="(not available: Linux only)")
+# is a C library (iopattern --iodepth, Lab 5), not a command. shellcheck,
+# pyflakes3, pycodestyle and cppcheck serve make lint.
+declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-dev [shellcheck]=shellcheck [pyflakes3]=python3-pyflakes [pycodestyle]=pycodestyle [cppcheck]=cppcheck)
+declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-devel [shellcheck]=ShellCheck [pyflakes3]=python3-pyflakes [pycodestyle]=python3-pycodestyle [cppcheck]=cppcheck)
+declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)" [python3]=python3 [strace]="(not available)" [liburing]="(not available: Linux only)" [shellcheck]=shellcheck [pyflakes3]=pyflakes [pycodestyle]=pycodestyle [cppcheck]=cppcheck)
 
 # installed TOOL: the command is there, or for liburing, its header compiles.
 installed() {

@@ -282,7 +282,7 @@ def fillcopy_huge(g):
     if setting == "never":
         expect(re.search(rb"huge", r.err, re.I), f"transparent_hugepage is never here: --pages huge must say on "
                f"stderr that it gets no huge pages; it printed {first_line(r.err)!r}", again)
-        return f"transparent_hugepage is never here: checked the message and exit 0 only"
+        return "transparent_hugepage is never here: checked the message and exit 0 only"
     # The faults of the whole run, as the kernel counted them: two buffers,
     # and the program's start, its threads' stacks and its dump on top.
     most = 2 * -(-size // (2 * MIB)) + FAULTS_BESIDES

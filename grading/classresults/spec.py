@@ -394,4 +394,3 @@ METRICS = [
     ("lab6_safe_us", 6, "safe save (fsync of the file and of its directory)", " per save", "us"),
     ("lab6_safe_x", 6, "safe save against rename without fsync", " the time", "x"),
 ]
-

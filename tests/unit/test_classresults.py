@@ -18,7 +18,7 @@ import zipfile
 # the kit's root, where grading/ is
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from grading.classresults import merge, reader, spec, standing, values  # noqa: E402
-from grading.classresults.values import Bad
+from grading.classresults.values import Bad  # noqa: E402
 
 WANTED = merge.WANTED
 

@@ -3,7 +3,6 @@
 import base64
 import contextlib
 import csv
-import gzip
 import io
 import json
 import os
