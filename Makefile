@@ -234,6 +234,7 @@ help:
 	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
 ifneq ($(INSTRUCTOR),)
+	@echo "make lint       instructors: shellcheck, pyflakes, pycodestyle and cppcheck over the kit's own files"
 	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter (LABS=1,2: only those labs)"
 	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs; PLATFORM=prairielearn: $(DIST)/prairielearn.zip)"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
