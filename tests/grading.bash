@@ -56,6 +56,20 @@ failed() {
 	sed -n "s/^\(lab$GRADED_LAB\|all\): \(.*\): FAIL .*/\2/p" "$BATS_FILE_TMPDIR/grades/$1.txt"
 }
 
+# lab_max LAB: what Lab LAB's checks and the machine description are worth
+# (grade.sh --list).
+lab_max() {
+	"$ROOT/grade.sh" --list --labs "$1" | awk -F'\t' '{ s += $2 } END { print s }'
+}
+
+# full_marks NAME: grades/NAME.txt failed no check of GRADED_LAB and
+# scored the lab's maximum.
+full_marks() {
+	local max
+	max=$(lab_max "$GRADED_LAB")
+	[ -z "$(failed "$1")" ] && [ "$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/grades/$1.txt")" = "$max/$max" ]
+}
+
 # points_lost NAME: the points it lost, from its last line "Score: X/Y";
 # nothing (so the test fails) unless X <= Y.
 points_lost() {

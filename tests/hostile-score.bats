@@ -68,16 +68,11 @@ report_agrees() {
 	PY
 }
 
-# lab1_max: what Lab 1 and the machine description are worth.
-lab1_max() {
-	"$ROOT/grade.sh" --list --labs 1 | awk -F'\t' '{ s += $2 } END { print s }'
-}
-
 @test "labs.txt naming a lab 49 times, a lab the kit lacks and garbage: each lab once, the kit's maximum, a note each" {
 	need_grading
 	cd "$BATS_FILE_TMPDIR" || return 1
 	cat batch.log >&2
-	[ "$(sed -n 's/^Score: //p' grades/alice.txt)" = "$(lab1_max)/$(lab1_max)" ]
+	[ "$(sed -n 's/^Score: //p' grades/alice.txt)" = "$(lab_max 1)/$(lab_max 1)" ]
 	grep -qx 'Note: labs.txt: lab 1 named again: graded once' grades/alice.txt
 	grep -qx 'Note: labs.txt: this course has no lab 7: ignored' grades/alice.txt
 	grep -qx "Note: labs.txt: 'x' is not a lab number: ignored" grades/alice.txt
@@ -92,7 +87,7 @@ lab1_max() {
 	grep -q 'not a readable .tar.gz' grades/alice.tar.gz.txt
 	[ ! -e grades/alice.tar.gz.txt.tmp ] && [ ! -e grades/alice.json.tmp ]
 	# class.csv: max_score is each grading's own; an ungraded one gets the batch's (every lab)
-	python3 - grades/class.csv "$(lab1_max)" "$("$ROOT/grade.sh" --list | awk -F'\t' '{ s += $2 } END { print s }')" <<-'PY'
+	python3 - grades/class.csv "$(lab_max 1)" "$("$ROOT/grade.sh" --list | awk -F'\t' '{ s += $2 } END { print s }')" <<-'PY'
 	import csv, sys
 	rows = {r["submission"]: r for r in csv.DictReader(open(sys.argv[1]))}
 	assert sorted(rows) == ["alice", "alice.tar.gz"], sorted(rows)
