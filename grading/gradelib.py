@@ -315,11 +315,12 @@ def _io_when_ended(pid):
         return {}
 
 
-def _built(name, suffix, flags, libs):
-    """grading/name.c compiled into the kit's build/grading/ once: its path.
-    Two gradings building it at once each write a file of their own and
-    rename it into place, so neither sees half a program."""
-    src = os.path.join(KIT, "grading", name + ".c")
+def _built(name, suffix, flags, libs, source=None):
+    """grading/name.c (or source, a path in the kit) compiled into the
+    kit's build/grading/ once: its path. Two gradings building it at once
+    each write a file of their own and rename it into place, so neither
+    sees half a program."""
+    src = os.path.join(KIT, source or os.path.join("grading", name + ".c"))
     cc = os.environ.get("CC", "cc")
     with open(src, "rb") as f:
         key = hashlib.sha256(f.read() + repr((cc, flags, libs)).encode()).hexdigest()[:16]
@@ -475,18 +476,19 @@ class Grading:
         f.seek(0)
         return f
 
-    def shim(self, name):
-        """grading/name.c built with the kit's compiler into a shared
-        library that the students' uid may read: its path, for preload=
-        (or LD_PRELOAD in env, with its directory in ro_binds)."""
-        return self._build(name, ".so", ["-shared", "-fPIC"], ["-ldl"])
+    def shim(self, name, source=None):
+        """grading/name.c (or source, a path in the kit) built with the
+        kit's compiler into a shared library that the students' uid may
+        read: its path, for preload= (or LD_PRELOAD in env, with its
+        directory in ro_binds)."""
+        return self._build(name, ".so", ["-shared", "-fPIC"], ["-ldl"], source)
 
     def helper(self, name):
         """grading/name.c built as a static program (no shim is preloaded
         into it) that the students' uid may run: its path."""
         return self._build(name, "", ["-static"], [])
 
-    def _build(self, name, suffix, flags, libs):
+    def _build(self, name, suffix, flags, libs, source=None):
         """The grading's own copy of a shim or helper, readable through its
         group only: copied from the kit's build/grading/, where each is
         built once for every grading, under a name made of its source's
@@ -496,7 +498,7 @@ class Grading:
             if not os.path.isdir(os.path.dirname(path)):
                 os.mkdir(os.path.dirname(path))
                 self.box.share(os.path.dirname(path), 0o750)
-            shutil.copyfile(_built(name, suffix, flags, libs), path)
+            shutil.copyfile(_built(name, suffix, flags, libs, source), path)
             self.box.share(path, 0o750)
         return path
 

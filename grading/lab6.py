@@ -64,23 +64,6 @@ def saver_bytes(g):
     usage_refused(g, "saver", "x", "y")
 
 
-def recorder(g):
-    """The kit's common/fsrecord.c, built for this grading into its shims
-    directory (the one grader shims share): its path."""
-    path = os.path.join(g.work, "shims", "fsrecord.so")
-    if not os.path.exists(path):
-        if not os.path.isdir(os.path.dirname(path)):
-            os.mkdir(os.path.dirname(path))
-            g.box.share(os.path.dirname(path), 0o750)
-        built = subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
-                                "-shared", "-fPIC", "-o", path, os.path.join(KIT, "common", "fsrecord.c"), "-ldl"],
-                               capture_output=True, text=True)
-        if built.returncode != 0:
-            raise Fail("the grader could not build common/fsrecord.c: ask your instructor\n" + built.stderr[-500:])
-        g.box.share(path, 0o750)
-    return path
-
-
 def crash_states(g, strategy, n, gen, models=MODELS, readable=False):
     """The student's saver -s strategy saving generation gen over gen-1,
     recorded; then the kit's crashstates on that log under models: its
@@ -88,7 +71,7 @@ def crash_states(g, strategy, n, gen, models=MODELS, readable=False):
     g.fresh()
     before, _ = old_document(g, strategy, n, gen)
     g.put("doc.kv", before)
-    so = recorder(g)
+    so = g.shim("fsrecord", source="common/fsrecord.c")   # the kit's recorder, built once
     log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the saver gets only its descriptor
     again = f"bin/saver -s {strategy} -n {n} -g {gen} doc.kv, recorded: see the handout's Lab 6 steps"
     r = g.student("saver", "-s", strategy, "-n", n, "-g", gen, "doc.kv", timeout=10,
