@@ -43,20 +43,21 @@ run_file() {
 	cat "$out/$(basename "$1").tap"
 }
 # The grader's suites each grade a reference kit with labs run at tiny
-# scale. Where two or more of them run, every lab is run once, in a job of
-# its own that starts first, and they copy that kit (grading.bash); they
-# start once it is done, the other files meanwhile.
+# scale. Where two or more of them run, the labs they name are run once, in
+# a job of its own that starts first, and they copy that kit (grading.bash);
+# the other files run meanwhile, the grader's suites once it is done.
+uses_reference='^[[:space:]]*reference_kit '
 alone=() first=() graders=()
 for file in "$@"; do
 	case $file in
 	*/hostile.bats) alone+=("$file") ;;
-	*) if grep -q '^[[:space:]]*reference_kit ' "$file"; then graders+=("$file"); else first+=("$file"); fi ;;
+	*) if grep -q "$uses_reference" "$file"; then graders+=("$file"); else first+=("$file"); fi ;;
 	esac
 done
 reference=
-if [ "$(grep -l '^[[:space:]]*reference_kit ' "$@" | wc -l)" -ge 2 ]; then
+if [ "$(grep -l "$uses_reference" "$@" | wc -l)" -ge 2 ]; then
 	# the labs their reference_kit lines name; every lab if one computes them
-	labs=$(sed -n 's/^[[:space:]]*reference_kit //p' "$@" | tr ' ' '\n' | sort -u)
+	labs=$(sed -n "s/$uses_reference//p" "$@" | tr ' ' '\n' | sort -u)
 	grep -qvx '[0-9]*' <<<"$labs" && labs=$(cd labs && ls -d [0-9]*-* | cut -d- -f1)
 	export IOLAB_TEST_REFERENCE=$out/reference
 	# shellcheck disable=SC2086,SC2034 # one word per lab; grading.bash reads ROOT
@@ -64,14 +65,16 @@ if [ "$(grep -l '^[[:space:]]*reference_kit ' "$@" | wc -l)" -ge 2 ]; then
 		touch "$IOLAB_TEST_REFERENCE/done") >"$out/reference.log" 2>&1 &
 	reference=$!
 fi
-for file in "${first[@]}" "${graders[@]}"; do
+# start_file FILE: runs FILE in the background once fewer than $jobs run.
+start_file() {
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-	if [ -n "$reference" ] && [[ " ${graders[*]} " == *" $file "* ]]; then
-		wait "$reference" || { echo "run.sh: running the labs for the grader's tests failed:"; cat "$out/reference.log"; }
-		reference=
-	fi
-	run_file "$file" &
-done
+	run_file "$1" &
+}
+for file in "${first[@]}"; do start_file "$file"; done
+if [ -n "$reference" ]; then
+	wait "$reference" || { echo "run.sh: running the labs for the grader's tests failed:"; cat "$out/reference.log"; }
+fi
+for file in "${graders[@]}"; do start_file "$file"; done
 wait
 for file in "${alone[@]}"; do run_file "$file"; done
 
