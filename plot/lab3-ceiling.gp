@@ -29,15 +29,20 @@ do for [t = 1:N] {
 set print
 
 # Each point's label goes on the side away from the other line's point at
-# the same thread count (above the higher one, below the lower), so that
-# the two labels never sit on each other however close the lines come.
-lift(mine, other) = column(mine) + (column(mine) >= column(other) ? 0.05 : -0.05)
+# the same thread count (above the higher one, below the lower), a line of
+# text from its point, so that the two labels never sit on each other
+# however close the lines come (equal: the copy's above). A label drawn on
+# the other side gives NaN.
+above(mine) = (mine eq 'copy') == (column('copy') >= column('fill')) ? column(mine) : NaN
+below(mine) = (mine eq 'copy') != (column('copy') >= column('fill')) ? column(mine) : NaN
 
-set title sprintf("Lab 3: fill and copy as a fraction of membw's bandwidth with as many threads\n(%.0f MiB, prefaulted, 4 KiB pages; medians; labels: membw's MiB/s)", mib)
+set title sprintf("Lab 3: fill and copy as a fraction of membw's bandwidth with as many threads\n(%.3g MiB, prefaulted, 4 KiB pages; medians; labels: membw's MiB/s)", mib)
 set xlabel 'threads'
 set ylabel 'fillcopy MiB/s / membw MiB/s'
 set xrange [0.5:N + 0.5]
-set yrange [0:1.3]
+# room below 0 for the labels under a fill near 0 (the tics start at 0)
+set yrange [-0.12:1.3]
+set ytics 0, 0.2
 set xtics 1
 set grid
 # the key below the plot, clear of the points
@@ -47,5 +52,7 @@ plot 1 with lines lw 1 lc rgb 'black' title 'the ceiling (membw)', \
      0.8 with lines lw 1 dt 3 lc rgb 'gray40' title 'make bench goal (0.8)', \
      $MED using 'threads':'fill' with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'fill (xoshiro) / store (memset)', \
      $MED using 'threads':'copy' with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'copy / copy (memcpy)', \
-     $MED using 'threads':(lift('fill', 'copy')):(sprintf('%.0f', column('store_mib_s'))) with labels font ',8' tc rgb '#1f77b4' notitle, \
-     $MED using 'threads':(lift('copy', 'fill')):(sprintf('%.0f', column('copy_mib_s'))) with labels font ',8' tc rgb '#2ca02c' notitle
+     $MED using 'threads':(above('fill')):(sprintf('%.0f', column('store_mib_s'))) with labels offset 0,1 font ',8' tc rgb '#1f77b4' notitle, \
+     $MED using 'threads':(below('fill')):(sprintf('%.0f', column('store_mib_s'))) with labels offset 0,-1 font ',8' tc rgb '#1f77b4' notitle, \
+     $MED using 'threads':(above('copy')):(sprintf('%.0f', column('copy_mib_s'))) with labels offset 0,1 font ',8' tc rgb '#2ca02c' notitle, \
+     $MED using 'threads':(below('copy')):(sprintf('%.0f', column('copy_mib_s'))) with labels offset 0,-1 font ',8' tc rgb '#2ca02c' notitle

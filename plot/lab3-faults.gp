@@ -44,13 +44,16 @@ do for [t = 1:N] {
 }
 set print
 
-set multiplot layout 1,2 title sprintf('Lab 3: page faults and what they cost (fillcopy, xoshiro, %.0f MiB; solid: fill, dashed: copy; lines: medians)', mib)
+set multiplot layout 1,2 title sprintf('Lab 3: page faults and what they cost (fillcopy, xoshiro, %.3g MiB; solid: fill, dashed: copy; lines: medians)', mib)
 set xlabel 'threads'
 set logscale y
 set grid
 set xrange [0.5:N + 0.5]
 set xtics 1
-set key bottom left font ',8'
+# the keys below the panels, clear of the points; the same bottom margin
+# in both, so that their plots line up
+set key below font ',8' maxcols 1
+set bmargin 6
 A = '#d62728'; P = '#1f77b4'; H = '#2ca02c'
 
 set title 'elapsed time per pass over the buffer'
@@ -70,7 +73,6 @@ plot $MED using 'threads':'f4k' with lines lw 2 lc rgb A title '4 KiB pages, fir
 
 set title 'page faults in the phase'
 set ylabel 'minor page faults + 1 (log scale)'
-set key top right font ',8'
 plot $MED using 'threads':'nf4k' with linespoints lw 2 pt 7 lc rgb A title '4 KiB pages, first touch', \
      $MED using 'threads':'nc4k' with linespoints lw 2 dt 2 pt 6 lc rgb A notitle, \
      $MED using 'threads':'nfpre' with linespoints lw 2 pt 7 lc rgb P title '4 KiB pages, --prefault', \

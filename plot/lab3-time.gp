@@ -49,14 +49,17 @@ do for [t = 1:N] {
 }
 set print
 
-set multiplot layout 1,3 title sprintf('Lab 3: time per phase and pass against threads (fillcopy, %.0f MiB buffer, 10 files, 4 KiB pages; lines: medians)', mib)
+set multiplot layout 1,3 title sprintf('Lab 3: time per phase and pass against threads (fillcopy, %.3g MiB buffer, 10 files, 4 KiB pages; lines: medians)', mib)
 set xlabel 'threads'
 set ylabel 'elapsed time per pass (ms, log scale)'
 set logscale y
 set grid
 set xrange [0.5:N + 0.5]
 set xtics 1
-set key bottom right font ',8'
+# the keys below the panels, clear of the points; the same bottom margin
+# in the three, so that their plots line up
+set key below font ',8' maxcols 1
+set bmargin 8
 
 set title 'fill: random bytes'
 plot $MED using 'threads':'fill_r1' with lines lw 2 lc rgb '#d62728' title 'rand(), prefaulted', \

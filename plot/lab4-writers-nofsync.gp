@@ -13,11 +13,23 @@ M(i) = '< '.python.' '.kit.'/common/table.py data/lab4-writers.csv --csv --by fi
 
 set logscale xy
 set xrange [3:1500]
-set yrange [50:50000]
+# The same y axis in both Lab 4 writer figures, to compare: from every
+# rate of the CSV (with fsync and without, elapsed and CPU) and the
+# source's, out to the decades around them, so that no point is cut off.
+stats 'data/lab4-writers.csv' using 11:12 nooutput
+lo = STATS_min_x < STATS_min_y ? STATS_min_x : STATS_min_y
+hi = STATS_max_x > STATS_max_y ? STATS_max_x : STATS_max_y
+stats 'data/reference/lab4-parallel-io.csv' using ($5 * $4 / 1048576 / ($6 / 1e6)) nooutput
+lo = STATS_min < lo ? STATS_min : lo
+hi = STATS_max > hi ? STATS_max : hi
+set yrange [10**floor(log10(lo / 1.2)) : 10**ceil(log10(hi * 1.2))]
 set format y '%.0f'
 set xlabel 'files written (log scale)'
 set grid xtics ytics
-set key top right reverse Left font ',9' spacing 0.9
+# the keys below the panels, clear of the points; the same bottom margin
+# in both panels and both figures, so that their plots line up
+set key below Left reverse font ',9' maxrows 2
+set bmargin 8
 set multiplot layout 1,2 title 'Lab 4: parallel writers, no fsync: into the page cache (median, min-max whiskers; data/lab4-writers.csv)'
 
 set title 'from elapsed time (CLOCK\_MONOTONIC): throughput'

@@ -22,6 +22,18 @@ do for [i = 1:words(S)] {
 }
 t(s) = sum [i = 1:words(S)] (word(S, i) eq s ? T[i] : 0)
 n(s) = sum [i = 1:words(S)] (word(S, i) eq s ? i : 0)
+# Where each strategy's name goes on the right: strategies in the order of
+# their time per save take turns above their points (1) and below (-1), so
+# that two whose times are close never write their names on each other.
+rank(s) = sum [i = 1:words(S)] (T[i] < t(s) || (T[i] == t(s) && i < n(s)) ? 1 : 0)
+side(s) = rank(s) % 2 == 0 ? 1 : -1
+# The highest and lowest broken count of each strategy (over the models).
+array HI[words(S)]
+array LO[words(S)]
+do for [i = 1:words(S)] {
+	stats states using (strcol("strategy") eq word(S, i) ? column("broken") : NaN) nooutput
+	HI[i] = STATS_max; LO[i] = STATS_min
+}
 
 set multiplot layout 1,2 title 'Lab 6: what fsync buys (data/lab6-states.csv, data/lab6-cost.csv)'
 set title 'crash states that break the document'
@@ -41,10 +53,15 @@ set xlabel 'median time per save (us, log scale)'
 set logscale x
 set autoscale x
 set xtics auto
-set yrange [-0.5:*]
+# room below 0 for a name under the points (the tics start at 0)
+set yrange [-1:*]
+set ytics 0, 1
 set offsets graph 0.05, graph 0.1, 1, 0
 unset key
-# (each model's points are nudged up or down by 0.15 so that none hides another)
+# (each model's points are nudged up or down by 0.15 so that none hides
+# another; a name sits a line of text beyond its highest or lowest point)
+name_y(s) = side(s) > 0 ? HI[n(s)] + 0.15 : LO[n(s)] - 0.15
 plot for [m = 1:words(M)] states using (t(strcol("strategy"))):(strcol("model") eq word(M, m) ? column("broken") + (m - 2) * 0.15 : NaN) with points pt 7 ps 1.2 lc m title word(M, m), \
-     states using (t(strcol("strategy"))):(strcol("model") eq word(M, 1) ? column("broken") : NaN):(strcol("strategy")) with labels offset 0,1 notitle
+     for [up in "1 -1"] states using (t(strcol("strategy"))):(strcol("model") eq word(M, 1) && side(strcol("strategy")) == int(up) ? name_y(strcol("strategy")) : NaN):(strcol("strategy")) \
+	with labels offset 0,(int(up) * 0.9) notitle
 unset multiplot
