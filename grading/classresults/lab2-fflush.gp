@@ -20,6 +20,7 @@ set boxwidth 0.5 absolute
 set style fill empty
 set bmargin 7
 set key top right
+set offsets 0, 0, graph 0.15, 0	# room at the top for the key, above every point
 set label 1 ARG2 at screen 0.5, screen 0.03 center font ',9'
 plot 'lab2-fflush-boxes.dat' using 'x':'q1':'min':'max':'q3':xtic(sprintf("K = %s (%d)", strcol('label'), column('n'))) \
 	with candlesticks whiskerbars lw 1.5 lc rgb '#1f77b4' title 'quartiles, min to max', \

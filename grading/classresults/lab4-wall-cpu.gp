@@ -16,6 +16,7 @@ set logscale xy
 set format xy '%g'
 set grid
 set key top left
+set offsets 0, 0, graph 0.15, 0	# room at the top for the key, above every point
 set bmargin 7
 set label 1 ARG2 at screen 0.5, screen 0.03 center font ',9'
 F = 'lab4-wallcpu.csv'

@@ -15,7 +15,9 @@ set logscale y
 set format y '%g'
 set grid ytics
 set boxwidth 0.5 absolute
-set key top right
+# each panel's key in one row under its x label, above its caption: clear
+# of the boxes and points
+set key horizontal maxrows 1 center center
 
 if (fs) {
 stats 'lab5-iops-boxes.dat' using 'x' nooutput
@@ -23,6 +25,7 @@ set xrange [0.4:STATS_max + 0.6]
 set title "IOPS by the scratch directory's file system"
 set ylabel "IOPS (median of the trials; log scale)"
 set label 1 ARG2 at screen (depth ? 0.27 : 0.5), screen 0.03 center font ',9'
+set key at screen (depth ? 0.27 : 0.5), screen 0.08
 plot 'lab5-iops-boxes.dat' using 'x':'q1':'min':'max':'q3':xtic(sprintf("%s (%d)", strcol('label'), column('n'))) \
 	with candlesticks whiskerbars lw 1.5 lc rgb '#1f77b4' title 'quartiles, min to max', \
      '' using 'x':'median':'median':'median':'median' with candlesticks lw 3 lc rgb 'black' title 'median', \
@@ -36,6 +39,7 @@ if (depth) {
 	set title "IOPS by queue depth"
 	set xlabel "requests in flight (submissions drawn)"
 	set label 2 ARG3 at screen (fs ? 0.77 : 0.5), screen 0.03 center font ',9'
+	set key at screen (fs ? 0.77 : 0.5), screen 0.08
 	plot 'lab5-depth-boxes.dat' using 'x':'q1':'min':'max':'q3':xtic(sprintf("%s (%d)", strcol('label'), column('n'))) \
 		with candlesticks whiskerbars lw 1.5 lc rgb '#1f77b4' title 'quartiles, min to max', \
 	     '' using 'x':'median':'median':'median':'median' with candlesticks lw 3 lc rgb 'black' title 'median', \

@@ -22,6 +22,7 @@ set boxwidth 0.3 absolute
 set style fill empty
 set bmargin 7
 set key top left
+set offsets 0, 0, graph 0.15, 0	# room at the top for the key, above every point
 set label 1 ARG2 at screen 0.5, screen 0.03 center font ',9'
 B = 'lab6-save-boxes.dat'
 P = 'lab6-save-points.dat'
