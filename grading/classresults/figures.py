@@ -160,12 +160,35 @@ def lab6(out, counts):
     return [caption(counts, "lab6-save", "lab6-cost.csv", f", {len(kinds)} kinds of storage")]
 
 
+def predictions(out, counts):
+    """The class's predictions against its measurements, a panel per myth
+    (spec.MYTHS): the points as plot/predictions.csv has them (key,
+    predicted, measured), and a caption per panel counting, a line per key,
+    the predictions drawn and those left out (missing, with no number, or
+    without the measurement to set them against)."""
+    drawn = {}
+    for r in rows(out, "predictions"):
+        drawn[r["key"]] = drawn.get(r["key"], 0) + 1
+    captions = []
+    for myth in spec.MYTHS:
+        parts = []
+        for key, of, *_ in spec.PREDICTIONS:
+            if of == myth:
+                left = counts["predicted"][key]
+                parts.append(f"{key} {drawn.get(key, 0)} drawn" + "".join(
+                    f", {left[why]} {why}" for why in ("missing", "unparseable", "not measured")
+                    if left.get(why)))
+        captions.append("\n".join(parts))
+    return captions
+
+
 # (figure, its inputs: drawn when one has points, prepare: the captions)
 FIGURES = [("lab1-lost", ["lab1-lost"], lab1), ("lab2-fflush", ["lab2-fflush"], lab2),
            ("lab3-threads", ["lab3-speedup", "lab3-touch"], lab3),
            ("lab4-wall-cpu", ["lab4-wallcpu"], lab4),
            ("lab5-iops", ["lab5-iops", "lab5-depth"], lab5),
-           ("lab6-fsync", ["lab6-save"], lab6)]
+           ("lab6-fsync", ["lab6-save"], lab6),
+           ("predictions", ["predictions"], predictions)]
 
 
 def draw(out, counts, log=print):

@@ -12,7 +12,8 @@ OUT, after a merge:
         columns
   submissions.csv   a row per submission merged: its machine and its
         measures (spec.METRICS), what the percentile lines compare with
-  left-out.csv      sub, file, reason: what was left out, and why
+  left-out.csv      sub, file, reason: what was left out, and why (a
+        prediction with no number: file predictions.md)
   copies.csv        sub, other_sub, file, what: submissions whose data file
         is the same bytes, or that share a run of RUN timings (wall_s, or
         the file's spec timing, each with SIGNIFICANT digits or more) in a
@@ -113,7 +114,7 @@ def _zip_entries(zip_path, folder):
 
 
 # Every file the merge reads.
-WANTED = frozenset(["machine.txt"] + [f.name for f in spec.FILES])
+WANTED = frozenset(["machine.txt", reader.PREDICTIONS] + [f.name for f in spec.FILES])
 
 
 def load(name, source):
@@ -132,10 +133,11 @@ def process(job):
     """Reads and checks one submission (in a worker). job: (name, source,
     sub, key). Returns a dict: reject (why it could not be read at all),
     machine, ident (the machine columns), text {file: its tidy CSV rows, as
-    text}, left {file: why}, metrics, points {figure: [tuples]}."""
+    text}, left {file: why}, metrics, points {figure: [tuples]}, predicted
+    {key: why a prediction is not drawn}."""
     name, source, sub, key = job
     result = {"name": name, "sub": sub, "reject": None, "machine": None, "text": {},
-              "left": {}, "metrics": {}, "points": {}}
+              "left": {}, "metrics": {}, "points": {}, "predicted": {}}
     try:
         files = load(name, source)
     except reader.Rejected as e:
@@ -159,6 +161,7 @@ def process(job):
     # Every field is a parsed number or name, or made safe by label(): no
     # comma or quote to escape.
     prefix = ",".join(result["ident"]) + ","
+    kept = {}	# the values of each file kept, for the predictions
     for f in spec.FILES:
         if f.name not in files:
             continue
@@ -169,12 +172,18 @@ def process(job):
             result["left"][f.name] = str(e)
             continue
         result["text"][f.name] = "".join(prefix + ",".join(raw) + "\n" for _, raw in rows)
+        kept[f.name] = [v for v, _ in rows]
         result.setdefault("marks", {})[f.name] = fingerprints(f.name, files[f.name], [raw for _, raw in rows])
         summary = spec.SUMMARIES.get(f.name)
         if summary:
             metrics, points = summary([v for v, _ in rows])
             result["metrics"].update({k: x for k, x in metrics.items() if x is not None})
             result["points"].update(points)
+    if reader.PREDICTIONS in files:
+        result["points"]["predictions"], result["predicted"] = spec.predictions(
+            files[reader.PREDICTIONS], kept)
+    else:
+        result["predicted"] = {k: "missing" for k, *_ in spec.PREDICTIONS}
     return result
 
 
@@ -245,6 +254,8 @@ def merge(submissions, out, jobs=2, log=print):
               "copies": 0, "seen": {},
               "left": {f.name: 0 for f in spec.FILES}, "missing": {f.name: 0 for f in spec.FILES},
               "drawn": {fig: set() for fig in spec.POINTS},
+              # predictions not drawn: {key: {"missing": n, "unparseable": n, "not measured": n}}
+              "predicted": {k: {} for k, *_ in spec.PREDICTIONS},
               "machines_drawn": {fig: set() for fig in spec.POINTS}}
     jobs_list = sorted(((name, source, ids[name], key) for name, source in found),
                        key=lambda job: job[2])
@@ -302,6 +313,12 @@ def record(result, outputs, counts, log):
     outputs.row("submissions.csv", ident + [result["machine"].get("memory", "")] +
                 [fmt(result["metrics"][k]) if k in result["metrics"] else ""
                  for k, *_ in spec.METRICS])
+    for k, why in result["predicted"].items():
+        counts["predicted"][k][why] = counts["predicted"][k].get(why, 0) + 1
+    unparseable = [k for k, why in result["predicted"].items() if why == "unparseable"]
+    if unparseable:
+        outputs.row("left-out.csv", [sub, reader.PREDICTIONS,
+                                     f"{', '.join(unparseable)}: no positive number in the prediction"])
     if result["left"]:
         reasons = "; ".join(printable(r) for r in result["left"].values())
         log(f"left out of the class figures, {name} (sub {sub}): {reasons}")

@@ -3,7 +3,8 @@
 A submission is a .tar.gz from `make handin` (one top directory,
 iolab-handin/), a directory (unpacked, or a Gradescope folder holding the
 uploaded tarball or files), or a folder inside Gradescope's "download all
-submissions" zip. Only data/machine.txt and data/lab*.csv are wanted. They
+submissions" zip. Only data/machine.txt, data/lab*.csv and the student's
+predictions.md (beside data/) are wanted. They
 are read straight from the archive into memory; nothing is ever extracted to
 disk, and nothing in a submission is trusted:
 
@@ -40,8 +41,10 @@ MAX_META = 64 * 1024		# a pax or GNU long-name header's data
 
 # The files wanted, as they appear under data/; KEY_RE names them.
 KEY_RE = re.compile(r"(lab[0-9][A-Za-z0-9_-]{0,40}\.csv|machine\.txt)", re.ASCII)
-# data/KEY, at the top of a submission or under one top directory.
-WANTED_RE = re.compile(r"(?:[^/]+/)?data/" + KEY_RE.pattern, re.ASCII)
+# The student's predictions, beside data/ (make handin packs them there).
+PREDICTIONS = "predictions.md"
+# data/KEY or predictions.md, at the top of a submission or under one top directory.
+WANTED_RE = re.compile(r"(?:[^/]+/)?(?:data/" + KEY_RE.pattern + r"|(predictions\.md))", re.ASCII)
 TARBALL_RE = re.compile(r"[^/]+\.(tar\.gz|tgz)", re.ASCII)
 
 
@@ -67,9 +70,10 @@ def public(reason):
 
 
 def wanted_key(name):
-    """data/lab1.csv (or TOP/data/lab1.csv) -> lab1.csv; None if not wanted."""
+    """data/lab1.csv (or TOP/data/lab1.csv) -> lab1.csv, TOP/predictions.md ->
+    predictions.md; None if not wanted."""
     m = WANTED_RE.fullmatch(name)
-    return m.group(1) if m else None
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def safe_name(raw):
@@ -339,6 +343,15 @@ def read_directory(path, what, wanted):
                 raise Rejected(f"{what}: data/ in several folders")
         found = {}
         if data_dirs:
+            # predictions.md, beside data/
+            parent = data_dirs[0].rsplit("/", 1)[0] if "/" in data_dirs[0] else None
+            fd = top if parent is None else _open_nofollow(parent, top, directory=True)
+            try:
+                if PREDICTIONS in wanted and _listing(fd, what).get(PREDICTIONS) == "file":
+                    found[PREDICTIONS] = _read_regular(PREDICTIONS, fd, MAX_FILE)
+            finally:
+                if fd != top:
+                    os.close(fd)
             fd = top
             for part in data_dirs[0].split("/"):
                 nxt = _open_nofollow(part, fd, directory=True)

@@ -377,6 +377,7 @@ POINTS = {
     "lab5-iops": ["iops"],
     "lab5-depth": ["iodepth", "iops"],
     "lab6-save": ["fsync", "us_per_save"],
+    "predictions": ["key", "predicted", "measured"],	# from predictions.md: spec.predictions()
 }
 
 # The measures a student is placed by: (key, lab, what, unit, format).
@@ -394,3 +395,82 @@ METRICS = [
     ("lab6_safe_us", 6, "safe save (fsync of the file and of its directory)", " per save", "us"),
     ("lab6_safe_x", 6, "safe save against rename without fsync", " the time", "x"),
 ]
+
+
+# ------------------------------------------------------------ predictions
+
+# The predictions (predictions.md, handed in) that the class figure
+# predictions.png sets against the measurements, by the myth each tests:
+# (key, myth, data file, unit, the measurement), the measurement as the
+# lab's closing lines compute it (labs/*/labN.sh, lab_end), from the
+# submission's own rows of that file.
+def _largest_fsync(rows, strategy, value):
+    """Lab 4: the median of value over the fsync'd runs of one strategy at
+    the largest file count (500 at quick scale)."""
+    mine = [v for v in rows if v["fsync"] == 1]
+    if not mine:
+        return None
+    top = max(v["files"] for v in mine)
+    return median(v[value] for v in mine if v["strategy"] == strategy and v["files"] == top)
+
+
+MYTHS = ("threads and one disk", "fflush and durability", "clock() as a stopwatch")
+PREDICTIONS = [
+    ("P4.1", MYTHS[0], "lab4-writers.csv", "s", lambda rows: _largest_fsync(rows, "per-file", "wall_s")),
+    ("P4.3", MYTHS[0], "lab4-writers.csv", "s", lambda rows: _largest_fsync(rows, "seq", "wall_s")),
+    ("P2.4", MYTHS[1], "lab2.csv", "s",
+     lambda rows: med_wall(rows, experiment="sync", lines_per_lock=100, sync="fsync")),
+    ("P6.2", MYTHS[1], "lab6-cost.csv", "us",
+     lambda rows: median(v["us_per_save"] for v in rows if v["strategy"] == "safe")),
+    ("P6.3", MYTHS[1], "lab6-cost.csv", "us",
+     lambda rows: median(v["us_per_save"] for v in rows if v["strategy"] == "inplace")),
+    ("P4.2", MYTHS[2], "lab4-writers.csv", "s", lambda rows: _largest_fsync(rows, "per-file", "cpu_s")),
+]
+# A prediction line, as common/predict.py reads it: "- PN.M what: prediction".
+PREDICTION_LINE = re.compile(r"-\s*(P\d+\.\d+)\s+(.*?):\s*(.*)$")
+# The first number of a prediction, and the word after it: "0.5 s",
+# "about 1,200 us", "2e-3".
+PREDICTED_NUMBER = re.compile(
+    r"(?<![\w.])((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([A-Za-z\u00b5]*)")
+SECONDS = {"s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
+           "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "\u00b5s": 1e-6, "usec": 1e-6, "ns": 1e-9}
+
+
+def predicted(text, unit):
+    """The number a prediction states, in the unit its line asks for (a
+    time written in another unit of time is converted); None when there is
+    none, or it is not a positive finite number (a log axis draws it)."""
+    m = PREDICTED_NUMBER.search(text)
+    if not m:
+        return None
+    x = float(m.group(1).replace(",", ""))
+    said = m.group(2).lower()
+    if unit in SECONDS and said in SECONDS:
+        x *= SECONDS[said] / SECONDS[unit]
+    return x if 0 < x < 1e15 else None
+
+
+def predictions(text, measured_rows):
+    """The predictions of one predictions.md (bytes) beside the submission's
+    measurements: ([(key, predicted, measured)], {key: why it is left out}).
+    measured_rows: {data file: its rows' values}, the files that were kept."""
+    written = {}
+    for line in text.decode("utf-8", "replace").splitlines():
+        m = PREDICTION_LINE.match(line.strip())
+        if m and m.group(1) not in written:
+            written[m.group(1)] = m.group(3).strip()
+    points, left = [], {}
+    for key, _, data, unit, measure in PREDICTIONS:
+        if not written.get(key):
+            left[key] = "missing"
+            continue
+        guess = predicted(written[key], unit)
+        if guess is None:
+            left[key] = "unparseable"
+            continue
+        got = measure(measured_rows[data]) if data in measured_rows else None
+        if got is None or got <= 0:
+            left[key] = "not measured"
+            continue
+        points.append((key, guess, got))
+    return points, left
