@@ -191,6 +191,40 @@ for t in sys.argv[1:]:
 	done
 }
 
+@test "class: predictions.png: each prediction beside its lab's own measurement; missing and unparseable ones counted" {
+	need_kit
+	cd "$BATS_FILE_TMPDIR" || return 1
+	local kit=kit/iolab-handin s
+	# three folder submissions of the template's data, unperturbed: one
+	# predicting in several units (P4.2 with no number), one with no
+	# predictions.md, one predicting P4.1 only
+	for s in s1 s2 s3; do mkdir -p "pred/$s" && cp -R "$kit/data" "pred/$s/"; done
+	sed -e 's/^\(- P4\.1 [^:]*:\).*/\1 0.05 s/' -e 's/^\(- P4\.3 [^:]*:\).*/\1 200 ms/' \
+		-e 's/^\(- P4\.2 [^:]*:\).*/\1 about a second/' -e 's/^\(- P2\.4 [^:]*:\).*/\1 0.01/' \
+		-e 's/^\(- P6\.2 [^:]*:\).*/\1 1,500 us/' "$ROOT/predictions.md" >pred/s1/predictions.md
+	printf '## Lab 4\n- P4.1 per-file, in s: 2e-3\n' >pred/s3/predictions.md
+	(cd "$ROOT" && python3 -B -m grading.classresults merge -j 1 --out "$BATS_FILE_TMPDIR/pred-out" "$BATS_FILE_TMPDIR/pred") >pred.txt 2>&1 ||
+		{ cat pred.txt; return 1; }
+	[ "$(head -c 4 pred-out/predictions.png | od -An -c | tr -d ' ')" = '211PNG' ]
+	# key, predicted: s1's four, in the line's unit, and s3's one
+	[ "$(tail -n +2 pred-out/plot/predictions.csv | cut -d, -f8,9 | sort | tr '\n' ' ')" = \
+		"P2.4,0.01 P4.1,0.002 P4.1,0.05 P4.3,0.2 P6.2,1500 " ]
+	# measured: what the lab's closing line prints (common/predict.py median)
+	local top want
+	top=$(tail -n +2 "$kit/data/lab4-writers.csv" | cut -d, -f4 | sort -n | tail -1)
+	want=$(python3 "$ROOT/common/predict.py" median "$kit/data/lab4-writers.csv" wall_s strategy=per-file files="$top" fsync=1)
+	python3 -c 'import sys; assert abs(float(sys.argv[1]) / float(sys.argv[2]) - 1) < 1e-3, sys.argv' \
+		"$(grep -m1 ',P4\.1,0\.05,' pred-out/plot/predictions.csv | cut -d, -f10)" "$want"
+	want=$(python3 "$ROOT/common/predict.py" median "$kit/data/lab6-cost.csv" us_per_save strategy=safe)
+	python3 -c 'import sys; assert abs(float(sys.argv[1]) / float(sys.argv[2]) - 1) < 1e-3, sys.argv' \
+		"$(grep -m1 ',P6\.2,' pred-out/plot/predictions.csv | cut -d, -f10)" "$want"
+	# the captions count what was left out; left-out.csv names the unparseable key
+	grep -q "^drew .*/predictions.png: P4.1 2 drawn, 1 missing; P4.3 1 drawn, 2 missing / " pred.txt
+	grep -q " / P4.2 0 drawn, 2 missing, 1 unparseable$" pred.txt
+	[ "$(grep -c ',predictions.md,' pred-out/left-out.csv)" -eq 1 ]
+	grep -q ',predictions.md,P4.2: no positive number in the prediction$' pred-out/left-out.csv
+}
+
 @test "class: the percentile lines of one student, and of one whose data were left out" {
 	need_kit
 	run bash -c "cd '$ROOT' && python3 -B -m grading.classresults percentile --class-data '$BATS_FILE_TMPDIR/out' '$BATS_FILE_TMPDIR/subs/s0007.tar.gz'"

@@ -211,5 +211,5 @@ def draw(out, counts, log=print):
             raise OSError(f"gnuplot failed on {fig}.gp: {run.stderr.strip()[-400:]}")
         os.replace(tmp, png)
         drawn.append(png)
-        log(f"drew {png}: {' / '.join(c for c in captions if c)}")
+        log(f"drew {png}: {' / '.join(c.replace(chr(10), '; ') for c in captions if c)}")
     return drawn
