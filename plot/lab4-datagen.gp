@@ -13,6 +13,7 @@ set xtics ('elapsed (wall\_s)' 1.5, 'filling buffers (fill\_s)' 4.5, \
 	   'writing (write\_s)' 7.5, 'CPU, all threads (cpu\_s)' 10.5) nomirror
 set grid ytics
 set key top right
+set offsets 0, 0, graph 0.12, 0	# room at the top for the key, above every run
 # Box: the middle half of the runs, a line at the median; whiskers: min to max.
 set style boxplot nooutliers fraction 1.0
 set boxwidth 0.6

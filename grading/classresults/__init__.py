@@ -1,6 +1,7 @@
 """Class results: every submission's data/*.csv and machine.txt merged into
 one tidy CSV per data file and a figure per lab, with anonymous ids, and
-each student's place in the class.
+each student's place in the class; and the class's predictions
+(predictions.md) against its measurements (predictions.png).
 
     make class SUBMISSIONS=DIR [CLASS=OUT]
     python3 -m grading.classresults merge [-j N] [--out OUT] SUBMISSIONS
