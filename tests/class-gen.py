@@ -32,6 +32,7 @@ import io
 import math
 import os
 import random
+import re
 import sys
 import tarfile
 import time
@@ -93,6 +94,36 @@ class Machine:
                 f"cpu: {self.cpu}\ncores: {self.cores}\nmemory: {self.memory}.0 GiB\n"
                 f"scratch_dir_fs: {self.fs}\n{storage}scratch_dir_st_blksize: 4096\n"
                 "compiler: cc (Debian 12.2.0-14) 12.2.0\nlibc: glibc 2.36\n").encode()
+
+
+# A class's guesses before the labs, log-uniform between low and high:
+# (key, low, high, unit of the line).
+GUESSES = {"P2.4": (0.005, 2, "s"), "P4.1": (0.02, 5, "s"), "P4.2": (0.02, 5, "s"),
+           "P4.3": (0.05, 10, "s"), "P6.2": (50, 20000, "us"), "P6.3": (5, 2000, "us")}
+KIT_PREDICTIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "predictions.md")
+
+
+def predictions(i, seed):
+    """Copy i's predictions.md (bytes), or None for every sixth. Its own
+    random numbers: the copies' data stay what they were without it."""
+    if i % 6 == 5:
+        return None
+    rng = random.Random(seed * 100003 + i)
+    lines = []
+    with open(KIT_PREDICTIONS, encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            m = re.match(r"- (P[0-9]+\.[0-9]+) [^:]*:$", line)
+            if m and m.group(1) in GUESSES:
+                low, high, unit = GUESSES[m.group(1)]
+                x = math.exp(rng.uniform(math.log(low), math.log(high)))
+                if m.group(1) == "P4.2" and i % 9 == 4:
+                    line += " no idea"
+                elif unit == "s" and i % 4 == 1:
+                    line += f" {x * 1000:.0f} ms"
+                else:
+                    line += f" {x:.3g} {unit}"
+            lines.append(line)
+    return ("\n".join(lines) + "\n").encode()
 
 
 def noise(rng, sd=0.08):
@@ -360,7 +391,7 @@ def main():
     rng = random.Random(a.seed)
     random.seed(a.seed)
     data_dir = os.path.join(a.template, "data")
-    extra = others(a.template)
+    extra = [(name, content) for name, content in others(a.template) if name != "predictions.md"]
     os.makedirs(a.out, exist_ok=True)
     export = None
     if a.zip:
@@ -369,15 +400,19 @@ def main():
                         "submission_1000:\n  :submitters:\n  - :name: A Student\n")
     for i in range(a.n):
         data = perturb(data_dir, rng, Machine(rng), i)
+        md = predictions(i, a.seed)
+        mine = extra + ([("predictions.md", md)] if md else [])
         if export is None:
             with open(os.path.join(a.out, f"s{i:04d}.tar.gz"), "wb") as f:
-                f.write(tarball(data, extra))
+                f.write(tarball(data, mine))
         elif i % 5 == 4:		# files uploaded one by one
             for name, content in data.items():
                 export.writestr(f"assignment_1_export/submission_{1000 + i}/{name}", content)
+            if md:
+                export.writestr(f"assignment_1_export/submission_{1000 + i}/predictions.md", md)
         else:
             export.writestr(f"assignment_1_export/submission_{1000 + i}/iolab-handin.tar.gz",
-                            tarball(data, extra))
+                            tarball(data, mine))
     if export is not None:
         link = zipfile.ZipInfo("assignment_1_export/submission_9999/data/lab1.csv")
         link.external_attr = (0o120777 << 16)

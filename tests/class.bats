@@ -191,6 +191,22 @@ for t in sys.argv[1:]:
 	done
 }
 
+@test "class: predictions.png from the generated class's handins (predictions.md in each tarball but every sixth)" {
+	need_kit
+	local i with=0 none=0
+	# class-gen.py: every sixth copy hands none in; every ninth writes no number for P4.2
+	for ((i = 0; i < GOOD; i++)); do
+		((i % 6 == 5)) && continue
+		with=$((with + 1))
+		((i % 9 == 4)) && none=$((none + 1))
+	done
+	[ "$(head -c 4 "$BATS_FILE_TMPDIR/out/predictions.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+	grep -q "^drew .*/predictions.png: P4.1 $with drawn, [0-9]* missing; P4.3 $with drawn, " "$BATS_FILE_TMPDIR/merge.txt"
+	grep -q " / P4.2 $((with - none)) drawn, [0-9]* missing, $none unparseable\$" "$BATS_FILE_TMPDIR/merge.txt"
+	[ "$(grep -c ',predictions.md,P4.2: no positive number' "$BATS_FILE_TMPDIR/out/left-out.csv")" -eq "$none" ]
+	[ "$(grep -c ',P4\.1,' "$BATS_FILE_TMPDIR/out/plot/predictions.csv")" -eq "$with" ]
+}
+
 @test "class: predictions.png: each prediction beside its lab's own measurement; missing and unparseable ones counted" {
 	need_kit
 	cd "$BATS_FILE_TMPDIR" || return 1

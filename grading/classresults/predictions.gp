@@ -25,8 +25,9 @@ set ylabel 'predicted (log scale)'
 set key horizontal maxrows 1 center center
 at(i) = 0.05 + (i - 0.5) * 0.31	# a panel's middle, for its key and caption
 one(k) = strcol('key') eq k ? column('predicted') : NaN
-# the diagonal over the panel's whole range: sampled along x, drawn where it is
-set samples 2
+# the diagonal over the panel's whole range, sampled inside it too (a
+# segment whose two ends both fall a rounding outside is not drawn)
+set samples 50
 # A panel without points: its title, its caption and a note.
 empty = 'set xrange [1:10]; set yrange [1:10]; set label 2 "no prediction of these to draw" at graph 0.5, graph 0.5 center; plot NaN notitle; unset label 2; set autoscale xy'
 # The points of the keys in ks (space-separated), counted: every row counts
