@@ -115,6 +115,11 @@ class Tarballs(unittest.TestCase):
                        regular("iolab-handin/data/lab7-other.csv", b"not wanted\n"),
                        regular("iolab-handin/plot/lab1-runs.png", b"\x89PNG" * 1000)])
         self.assertEqual(read(blob), {"lab1.csv": b"a\n1\n", "machine.txt": b"cpu: x\n"})
+        # the predictions, beside data/ (not deeper)
+        blob = tar_gz([regular("iolab-handin/predictions.md", b"- P4.1 x: 1\n"),
+                       regular("iolab-handin/labs/predictions.md", b"not wanted\n"),
+                       regular("iolab-handin/data/lab1.csv", b"a\n1\n")])
+        self.assertEqual(read(blob), {"lab1.csv": b"a\n1\n", "predictions.md": b"- P4.1 x: 1\n"})
 
     def test_pax_long_names(self):
         long = "iolab-handin/" + "d" * 120 + "/x.txt"
@@ -196,6 +201,27 @@ class Folders(unittest.TestCase):
         self.put("sub/iolab-handin/data/machine.txt", b"m\n")
         self.assertEqual(reader.read_path(os.path.join(self.dir, "sub"), "sub", WANTED),
                          {"lab1.csv": b"a\n", "machine.txt": b"m\n"})
+
+    def test_predictions_beside_data(self):
+        self.put("sub/iolab-handin/data/lab1.csv", b"a\n")
+        self.put("sub/iolab-handin/predictions.md", b"p\n")
+        self.put("top/data/lab1.csv", b"a\n")
+        self.put("top/predictions.md", b"q\n")
+        self.assertEqual(reader.read_path(os.path.join(self.dir, "sub"), "sub", WANTED),
+                         {"lab1.csv": b"a\n", "predictions.md": b"p\n"})
+        self.assertEqual(reader.read_path(os.path.join(self.dir, "top"), "top", WANTED),
+                         {"lab1.csv": b"a\n", "predictions.md": b"q\n"})
+        # a link in its place is never followed: at the top, refused as
+        # every link there is; one folder down, left unread
+        self.put("link/data/lab1.csv", b"a\n")
+        os.symlink("/etc/passwd", os.path.join(self.dir, "link/predictions.md"))
+        with self.assertRaisesRegex(reader.Rejected, "link"):
+            reader.read_path(os.path.join(self.dir, "link"), "link", WANTED)
+        os.makedirs(os.path.join(self.dir, "deep/x"))
+        self.put("deep/x/data/lab1.csv", b"a\n")
+        os.symlink("/etc/passwd", os.path.join(self.dir, "deep/x/predictions.md"))
+        self.assertEqual(reader.read_path(os.path.join(self.dir, "deep"), "deep", WANTED),
+                         {"lab1.csv": b"a\n"})
 
     def test_gradescope_loose_files(self):
         self.put("sub/lab1.csv", b"a\n")
@@ -287,6 +313,29 @@ def lab2_rows(walls):
                    for i, w in enumerate(walls))
     f = spec.BY_NAME["lab2.csv"]
     return f, values.read_csv((head + body).encode(), f.columns, "lab2.csv")
+
+
+class Predictions(unittest.TestCase):
+    def test_the_number_in_the_unit_of_the_line(self):
+        for text, unit, want in [("0.5 s", "s", 0.5), ("about 1,200 us", "us", 1200), ("500 ms", "s", 0.5),
+                                 ("3 ms", "us", 3000), ("2e-3", "s", 0.002), ("1.5 (threads help)", "s", 1.5),
+                                 ("4 states", "states", 4)]:
+            self.assertAlmostEqual(spec.predicted(text, unit), want, msg=text)
+        for text in ["no idea", "0", "1e9999", "-", "yes: fflush writes", ""]:
+            self.assertIsNone(spec.predicted(text, "s"), msg=text)
+
+    def test_beside_the_measurement_or_left_out(self):
+        rows = [dict(strategy=s, files=f, fsync=1, wall_s=w, cpu_s=w / 10)
+                for s, f, w in [("per-file", 5, 9.0), ("per-file", 50, 2.0), ("per-file", 50, 4.0),
+                                ("seq", 50, 6.0)]]
+        text = b"## Lab 4\n- P4.1 per-file: 1 s\n- P4.2 cpu: some\n- P4.3 seq:\n- P4.1 again: 7\n"
+        points, left = spec.predictions(text, {"lab4-writers.csv": rows})
+        # the largest file count's median (50 files: 2 and 4 s), the first P4.1 line
+        self.assertEqual(points, [("P4.1", 1.0, 3.0)])
+        self.assertEqual(left, {"P4.3": "missing", "P2.4": "missing", "P6.2": "missing",
+                                "P6.3": "missing", "P4.2": "unparseable"})
+        points, left = spec.predictions(b"- P2.4 fsync: 0.1\n", {})
+        self.assertEqual((points, left["P2.4"]), ([], "not measured"))
 
 
 class Checks(unittest.TestCase):
