@@ -176,6 +176,6 @@ setup_file() {
 	[ ! -s log2 ] && [ "$(wc -l <t)" -eq 14 ]
 }
 
-@test "grade-lab2: every mutant of Lab 2 loses its check in 10 gradings of 10" {
+@test "grade-lab2: every mutant of Lab 2 loses its check in every grading (3, or IOLAB_MUTANT_TIMES)" {
 	all_mutants_caught 2 2 9
 }

@@ -143,6 +143,6 @@ points() {
 	[[ $output == *"iopattern --iodepth: N requests in flight, same data: SKIP 0/3"* ]]
 }
 
-@test "grading/mutants.py: every Lab 5 mutant loses its check in 10 gradings out of 10" {
+@test "grading/mutants.py: every Lab 5 mutant loses its check in every grading (3, or IOLAB_MUTANT_TIMES)" {
 	all_mutants_caught 5 3 12
 }

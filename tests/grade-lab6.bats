@@ -31,6 +31,6 @@ setup_file() {
 		awk -F'\t' '$3 == "saver -s safe: no broken crash state under any model" { print $2 }')" ]
 }
 
-@test "grade.sh lab 6: every mutant of the safe save loses its check in 10 gradings of 10" {
+@test "grade.sh lab 6: every mutant of the safe save loses its check in every grading (3, or IOLAB_MUTANT_TIMES)" {
 	all_mutants_caught 6 2 5
 }

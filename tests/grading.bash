@@ -102,15 +102,20 @@ all_within_max() {
 }
 
 # all_mutants_caught LAB JOBS AT_LEAST: grading/mutants.py grades every
-# mutant of LAB 10 times (JOBS mutants at a time); each must lose its check
-# in all 10, and the lab must have AT_LEAST mutants.
+# mutant of LAB IOLAB_MUTANT_TIMES times (default 3, JOBS mutants at a
+# time); each must lose its check every time, and the lab must have
+# AT_LEAST mutants. Three gradings catch a mutant whose check is
+# deterministic and most of those a check catches by chance; the 10 of
+# `python3 grading/mutants.py` (its default, run before a release) take
+# about twice as long, which the suite cannot afford on 2 cores.
 # shellcheck disable=SC2154 # status and output are set by bats' run
 all_mutants_caught() {
+	local times=${IOLAB_MUTANT_TIMES:-3}
 	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
 		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
-	run python3 "$ROOT/grading/mutants.py" --labs "$1" --times 10 -j "$2"
+	run python3 "$ROOT/grading/mutants.py" --labs "$1" --times "$times" -j "$2"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^MUTANT .*: caught 10/10$' <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
+	[ "$(grep -c "^MUTANT .*: caught $times/$times\$" <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
 	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge "$3" ]
 }
