@@ -44,7 +44,7 @@ kit() {
 	EOF
 	printf '#!/bin/sh\necho 0\n' >"$BATS_TEST_TMPDIR/path/id"
 	chmod +x "$BATS_TEST_TMPDIR/path/apt-get" "$BATS_TEST_TMPDIR/path/id"
-	run env PATH="$BATS_TEST_TMPDIR/path" bash "$ROOT/common/deps.sh" gnuplot
+	run env -u IOLAB_NO_INSTALL PATH="$BATS_TEST_TMPDIR/path" bash "$ROOT/common/deps.sh" gnuplot
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"Waiting for another apt-get to finish"* ]]
@@ -57,7 +57,7 @@ kit() {
 	printf '#!/bin/sh\necho "$*" >>calls\necho "E: Unable to locate package gnuplot-nox" >&2\nexit 100\n' >"$BATS_TEST_TMPDIR/path/apt-get"
 	printf '#!/bin/sh\necho 0\n' >"$BATS_TEST_TMPDIR/path/id"
 	chmod +x "$BATS_TEST_TMPDIR/path/apt-get" "$BATS_TEST_TMPDIR/path/id"
-	run env PATH="$BATS_TEST_TMPDIR/path" bash "$ROOT/common/deps.sh" gnuplot
+	run env -u IOLAB_NO_INSTALL PATH="$BATS_TEST_TMPDIR/path" bash "$ROOT/common/deps.sh" gnuplot
 	[ "$status" -eq 1 ]
 	[[ $output == *"Unable to locate package gnuplot-nox"* ]]
 	[ "$(wc -l <calls)" -eq 1 ]
