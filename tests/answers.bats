@@ -62,3 +62,17 @@ comma() {
 		[ "$want" = "$have" ] || { echo "lab $n: handout $want, answers $have"; return 1; }
 	done
 }
+
+@test "answers and handout: every data file and figure they name is one the kit writes or draws" {
+	local name missing=
+	for name in $(grep -oh 'lab[0-9]-[a-z-]*\.\(csv\|png\)\|lab[0-9]\.csv' "$ROOT"/grading/answers/*.md "$ROOT/handout.md" | sort -u); do
+		case $name in
+		# a CSV is written by a lab script, or is a source's table
+		*.csv) grep -q "DATA/$name" "$ROOT"/labs/*/lab*.sh || [ -e "$ROOT/data/reference/$name" ] ||
+			missing="$missing $name" ;;
+		# a figure is drawn from its script
+		*.png) [ -e "$ROOT/plot/${name%.png}.gp" ] || missing="$missing $name" ;;
+		esac
+	done
+	[ -z "$missing" ] || { echo "named but never written:$missing"; return 1; }
+}
