@@ -138,7 +138,7 @@ test: all
 
 # Suites that test no program of the kit's (crashstates: the Python tool and bin/fsrecord.so, which
 # has no sanitizer build): the sanitizer builds skip them.
-NOT_KIT_C := tests/crashstates.bats tests/grade%.bats tests/gradelib.bats tests/hostile.bats tests/hostile%.bats tests/answers.bats tests/predict.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats tests/addlab.bats
+NOT_KIT_C := tests/crashstates.bats tests/lessons.bats tests/grade%.bats tests/gradelib.bats tests/hostile.bats tests/hostile%.bats tests/answers.bats tests/predict.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats tests/addlab.bats
 
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
 	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's, handin's, the answers', the predictions' and Lab 6's crash states' (Python and shell, no C of the kit's built with a sanitizer) and the lab scripts' (shell over the programs their own files test)"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bats
+# grading/lessons.py: each lab run again and again, its results graded by
+# the grader's data checks, a count per check; --hog runs a busy loop
+# beside each lab and stops it after.
+
+load helpers
+
+@test "lessons.py: a run of Lab 4 beside a busy loop: a line per run, a count per data check, no loop left" {
+	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null ||
+		skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
+	run python3 "$ROOT/grading/lessons.py" --labs 4 --runs 1 --scale tiny --hog
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"run 1 lab4: P P P  (load: "* ]]
+	[[ $output == *"(1 runs at SCALE=tiny, beside a busy loop)"* ]]
+	[ "$(grep -c '^  lab4    1/1   data/lab4-' <<<"$output")" -eq 3 ]
+	# the columns check is not a lesson
+	[[ $output != *"has the columns"* ]]
+	! pgrep -f '^[^ ]*python[0-9.]* -c while True: pass$'
+}
+
+@test "lessons.py: a lab the kit lacks or no runs: usage, exit 2" {
+	run python3 "$ROOT/grading/lessons.py" --labs 9
+	[ "$status" -eq 2 ]
+	[[ $output == *"--labs: '9' is not a list of the kit's labs like 1,2"* ]]
+	run python3 "$ROOT/grading/lessons.py" --runs 0
+	[ "$status" -eq 2 ]
+	[[ $output == *"--runs: at least 1"* ]]
+}
