@@ -590,6 +590,17 @@ class Sandbox:
             args += ["--setenv", name, value]
         return args + ["--chdir", cwd, "--"]
 
+    def _nproc_inside(self):
+        """Not root, the process limit is set inside bubblewrap's user
+        namespace, by prlimit (util-linux) before it runs the program: the
+        kernel counts a user's processes per user namespace (Linux 5.14+),
+        so there it holds the program and its children alone. Set before
+        bubblewrap, in limit(), it would count every process of the
+        grader's user, whose shells and browser would use it up; not set
+        at all (as until now), a fork bomb ran until the machine had no
+        process ids left. As root, limit() sets it for the grading's own uid."""
+        return [] if self.root else ["prlimit", f"--nproc={LIMIT_NPROC}:{LIMIT_NPROC}", "--"]
+
     def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
               cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=(),
               address_space=LIMIT_AS, reaper=False):
@@ -615,7 +626,7 @@ class Sandbox:
                 env["IOLAB_LANDLOCK_FD"] = str(rules)
                 pass_fds = (*pass_fds, rules)
         if use_bwrap:
-            argv = self._bwrap_args(cwd, binds, ro_binds, env) + list(argv)
+            argv = self._bwrap_args(cwd, binds, ro_binds, env) + self._nproc_inside() + list(argv)
             env = {}
         limits = ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
                   (resource.RLIMIT_AS, address_space), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),

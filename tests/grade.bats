@@ -147,6 +147,42 @@ max_score() {
 	grep -q "writer: line counts, append and overwrite modes: FAIL" bomb.txt
 }
 
+@test "grade.sh, not root, in bubblewrap: a fork bomb is held to the sandbox's process limit" {
+	local uid peak=0 n dir run=()
+	command -v bwrap >/dev/null || skip "needs bubblewrap: without it a user who is not root is refused"
+	if [ "$(id -u)" -eq 0 ]; then
+		# the grader as nobody, on its own copy of the kit and the submission
+		uid=65534
+		dir=$(mktemp -d /tmp/iolab-notroot.XXXXXX)
+		mkdir "$dir/kit" "$dir/tmp"
+		(cd "$ROOT" && tar --exclude=./.git --exclude=./dist --exclude=./scratch -cf - .) | tar -xf - -C "$dir/kit"
+		cp -R "$BATS_FILE_TMPDIR/subs/fork-bomb" "$dir/sub"
+		chown -R "$uid:$uid" "$dir"
+		chmod 755 "$dir"
+		run=(setpriv --reuid="$uid" --regid="$uid" --clear-groups env HOME="$dir" TMPDIR="$dir/tmp"
+			"$dir/kit/grade.sh" --labs 1 --only writer "$dir/sub")
+		"${run[@]:0:4}" bwrap --ro-bind / / --unshare-all true 2>/dev/null ||
+			{ rm -rf "$dir"; skip "bubblewrap cannot start for a user who is not root here"; }
+	else
+		uid=$(id -u)
+		run=("$ROOT/grade.sh" --labs 1 --only writer "$BATS_FILE_TMPDIR/subs/fork-bomb")
+	fi
+	# The test's own bound, should the grader's fail: 600 processes of the user.
+	prlimit --nproc=600:600 "${run[@]}" >bomb.txt 2>&1 &
+	while kill -0 $! 2>/dev/null; do
+		n=$(ps -eLo uid=,comm= | awk -v u="$uid" '$1 == u && $2 == "writer"' | wc -l)
+		[ "$n" -le "$peak" ] || peak=$n
+		sleep 0.05
+	done
+	[ -z "${dir:-}" ] || rm -rf "$dir"
+	echo "the bomb had $peak tasks at the peak"
+	cat bomb.txt
+	[ "$peak" -ge 100 ]	# the bomb did go off
+	[ "$peak" -le 192 ]	# sandbox.LIMIT_NPROC
+	grep -q "writer: line counts, append and overwrite modes: FAIL" bomb.txt
+	[ "$(ps -eLo uid=,comm= | awk -v u="$uid" '$1 == u && $2 == "writer"' | wc -l)" -eq 0 ]
+}
+
 @test "grade.sh: the report says which containment was used" {
 	grep -q '^Containment: ' "$BATS_FILE_TMPDIR/grades/reference.txt"
 	if [ "$(id -u)" -eq 0 ]; then
