@@ -531,7 +531,8 @@ MUTANTS = [
            "flock-writer and lockbench: N lines of the character, lockbench --csv"),
     # the --csv row counts a batch too many
     Mutant("lockbench-csv-batches", LOCKBENCH,
-           [("sync_names[sync], (unsigned long long)batches,", "sync_names[sync], (unsigned long long)batches + 1,")],
+           [("sync_names[o->sync], (unsigned long long)batches,",
+             "sync_names[o->sync], (unsigned long long)batches + 1,")],
            "flock-writer and lockbench: N lines of the character, lockbench --csv"),
     # a failed fdatasync or fsync spins forever instead of exiting 1
     Mutant("lockbench-hang-on-failed-sync", LOCKBENCH,

@@ -551,10 +551,12 @@ def data_depth(g):
 
 
 IOPATTERN = "labs/5-patterns/iopattern.c"
+PAGECACHE = "labs/5-patterns/pagecache.h"
+REPORT = "labs/5-patterns/report.h"
 MUTANTS = [
     # the buffer from malloc(): not aligned for O_DIRECT (EINVAL on a disk)
-    Mutant("iopattern-malloc-buffer", IOPATTERN,
-           [("bufs[i] = region + i * step;", "bufs[i] = malloc(c.io);")],
+    Mutant("iopattern-malloc-buffer", PAGECACHE,
+           [("bufs[i] = region + i * step;", "bufs[i] = malloc(io);")],
            "iopattern: --cold and --direct as the kit's on this file system"),
     # random offsets from the C library's one shared rand(), not the seeded generator
     Mutant("iopattern-shared-rand", IOPATTERN,
@@ -573,11 +575,11 @@ MUTANTS = [
            [(": (i % slots) * c->stride;", ": (i % slots) * (c->stride + c->io);")],
            "iopattern: --print-offsets as the kit's for seq, stride and random"),
     # --cold without posix_fadvise(DONTNEED): nothing is dropped
-    Mutant("iopattern-cold-keeps-cache", IOPATTERN,
+    Mutant("iopattern-cold-keeps-cache", PAGECACHE,
            [("err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);", "err = 0;")],
            "iopattern: --cold and --direct as the kit's on this file system"),
     # percentiles one rank too high: p50 is the next latency up, p99 often the maximum
-    Mutant("iopattern-percentile-rank", IOPATTERN,
+    Mutant("iopattern-percentile-rank", REPORT,
            [("return x[rank > 0 ? rank - 1 : 0];", "return x[rank < n ? rank : n - 1];")],
            "iopattern: CSV rows, statistics and bytes moved as the kit's"),
     # --iodepth keeps one request in flight: the queue refilled only once empty

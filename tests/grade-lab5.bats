@@ -30,7 +30,7 @@ setup_file() {
 			return 1
 		fi
 	}
-	local src=labs/5-patterns/iopattern.c csv=data/lab5.csv
+	local src=labs/5-patterns/iopattern.c cache=labs/5-patterns/pagecache.h csv=data/lab5.csv
 	# stride offsets a whole I/O apart instead of a stride apart
 	broken stride-copies $src sed 's/: (i % slots) \* c->stride;/: (i % slots) * c->io;/'
 	# every trial a copy of the run's first: fabricated repetitions
@@ -38,7 +38,7 @@ setup_file() {
 		NR > 1 && $12 == 1 { for (i = 13; i <= 22; i++) first[i] = $i }
 		NR > 1 { for (i = 13; i <= 22; i++) $i = first[i] } 1'
 	# an existing FILE is registered for removal before it is refused
-	broken clobber-fsync $src sed 's/if (lstat(c->path, &st) == 0)/if (lstat(c->path, \&st) == 0 \&\& 0)/'
+	broken clobber-fsync $cache sed 's/if (lstat(path, &st) == 0)/if (lstat(path, \&st) == 0 \&\& 0)/'
 	# an fsync per 4 KiB write 1000 times faster, its rows kept consistent
 	broken clobber-fsync $csv awk -F, -v OFS=, '
 		$1 == "write-size" && $2 == "fsync-each" && $5 == 4096 {
@@ -48,7 +48,7 @@ setup_file() {
 	# each trial skips its last I/O but reports it
 	broken skip-last $src sed 's/for (uint64_t i = s->first; i < s->end; i++) {/for (uint64_t i = s->first; i + 1 < s->end; i++) {/'
 	# --cold never returns
-	broken hang-cold $src sed 's/^\tif (fdatasync(fd) != 0)$/\tfor (volatile int spin = 0;; spin++)\n\t\t;\n&/'
+	broken hang-cold $cache sed 's/^\tif (fdatasync(fd) != 0)$/\tfor (volatile int spin = 0;; spin++)\n\t\t;\n&/'
 	# io_uring's mean latencies 4 times what they were: more in flight on
 	# average than the most ever in flight (Little's law)
 	broken hang-cold data/lab5-depth.csv awk -F, -v OFS=, '$1 == "depth" { $30 *= 4 } 1'

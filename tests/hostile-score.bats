@@ -234,9 +234,9 @@ report_agrees() {
 
 @test "io_uring refused by the host: the check that needs it is skipped, its points left out of the maximum" {
 	need_grading
-	# Lab 5's iopattern alone, graded on its --iodepth check.
+	# Lab 5's iopattern alone (with its headers), graded on its --iodepth check.
 	mkdir -p sub/labs/5-patterns
-	cp "$ROOT/labs/5-patterns/iopattern.c" sub/labs/5-patterns/
+	cp "$ROOT/labs/5-patterns/iopattern.c" "$ROOT"/labs/5-patterns/*.h sub/labs/5-patterns/
 	echo 5 >sub/labs.txt
 	run python3 "$ROOT/tests/deny-io-uring.py" EPERM "$ROOT/grade.sh" --json skip.json --only 'iodepth: N' sub
 	echo "$output"

@@ -27,20 +27,6 @@
 #include "barrier.h"
 #include "timing.h"
 
-static const char usage[] =
-	"usage: launch [-r TRIALS] [-f FILE] [--csv] 'CMD ARGS' 'CMD ARGS' ...\n"
-	"  Starts the commands together (each quoted command is split on spaces,\n"
-	"  no shell) and reports, per trial and child: start delay after the\n"
-	"  release, elapsed time to exit, user and system CPU, voluntary and\n"
-	"  involuntary context switches and exit status; then per child over the\n"
-	"  trials: mean, median, stddev, min and max. The children find a second\n"
-	"  barrier, to meet at after exec, in $IOLAB_BARRIER_FD (common/barrier.h).\n"
-	"  -r, --trials N   run everything N times (default 1)\n"
-	"  -f, --file FILE  remove FILE before each trial\n"
-	"      --csv        print CSV rows instead of tables\n"
-	"  -h, --help       this help\n"
-	"  Exit status: 0 if every child exited 0 in every trial, else 1.\n";
-
 #define MAX_CHILDREN 64
 
 /* What one child did in one trial. */
@@ -251,7 +237,129 @@ static struct rendezvous *make_rendezvous(void)
 	return m;
 }
 
+/* Below main: the command line and the report. */
+struct options {
+	int trials, csv, n;
+	const char *file;	/* -f: removed before each trial */
+	const char *texts[MAX_CHILDREN];	/* the commands as given */
+	char **cmds[MAX_CHILDREN];		/* split into words */
+};
+static void parse_args(int argc, char **argv, struct options *o);
+static void print_header(int csv);
+static void print_rows(int t, const struct result *r, int n, const char *const texts[], int csv);
+static void print_summaries(const struct result *results, int trials, int n,
+			    const char *const texts[]);
+
 int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_args(argc, argv, &o);
+	int trials = o.trials, n = o.n;
+	struct child_report *reports = mmap(NULL, n * sizeof *reports,
+		PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (reports == MAP_FAILED)
+		die_errno("mmap");
+	struct result *results = xmalloc((size_t)trials * n * sizeof *results);
+	struct rendezvous *meet = make_rendezvous();
+
+	print_header(o.csv);
+	int failed = 0;
+	for (int t = 0; t < trials; t++) {
+		struct result *r = results + (size_t)t * n;
+
+		if (o.file != NULL && unlink(o.file) != 0 && errno != ENOENT)
+			die_errno(o.file);
+		if (run_trial(o.cmds, n, reports, r, o.texts, meet) != 0)
+			exit(EXIT_IO);
+		for (int i = 0; i < n; i++)
+			failed |= r[i].exit_status != 0;
+		print_rows(t, r, n, o.texts, o.csv);
+		fflush(stdout);	/* one trial at a time, even into a pipe */
+	}
+	if (!o.csv)
+		print_summaries(results, trials, n, o.texts);
+	if (failed)
+		fprintf(stderr, "launch: a child exited with a non-zero status\n");
+	for (int i = 0; i < n; i++) {
+		free(o.cmds[i][0]);	/* the strdup()ed command */
+		free(o.cmds[i]);
+	}
+	free(results);
+	munmap(reports, n * sizeof *reports);
+	munmap(meet, sizeof *meet);
+	return failed ? EXIT_IO : 0;
+}
+
+/* The free-text command goes last: every other column is a number. */
+static void print_header(int csv)
+{
+	if (csv)
+		puts("trial,child,start_delay_s,wall_s,user_s,sys_s,vol_cs,invol_cs,exit_status,command");
+	else
+		printf("%5s %5s %10s %9s %9s %9s %7s %9s %6s  %s\n", "trial", "child",
+		       "start_ms", "wall_s", "user_s", "sys_s", "vol_cs",
+		       "invol_cs", "status", "command");
+}
+
+/* Trial t's line (or --csv row) for each child. */
+static void print_rows(int t, const struct result *r, int n, const char *const texts[], int csv)
+{
+	for (int i = 0; i < n; i++) {
+		if (csv) {
+			printf("%d,%d,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,", t + 1, i + 1,
+			       r[i].start_delay_s, r[i].wall_s, r[i].user_s,
+			       r[i].sys_s, r[i].vol_cs, r[i].invol_cs,
+			       r[i].exit_status);
+			csv_field(stdout, texts[i]);
+			putchar('\n');
+		} else {
+			printf("%5d %5d %10.3f %9.4f %9.4f %9.4f %7ld %9ld %6d  %s\n",
+			       t + 1, i + 1, r[i].start_delay_s * 1e3,
+			       r[i].wall_s, r[i].user_s, r[i].sys_s,
+			       r[i].vol_cs, r[i].invol_cs, r[i].exit_status,
+			       texts[i]);
+		}
+	}
+}
+
+/* Each child's statistics over the trials. */
+static void print_summaries(const struct result *results, int trials, int n,
+			    const char *const texts[])
+{
+	double wall[trials], user[trials], sys[trials];
+
+	for (int i = 0; i < n; i++) {
+		for (int t = 0; t < trials; t++) {
+			wall[t] = results[(size_t)t * n + i].wall_s;
+			user[t] = results[(size_t)t * n + i].user_s;
+			sys[t] = results[(size_t)t * n + i].sys_s;
+		}
+		printf("\nchild %d over %d trials: %s\n", i + 1, trials, texts[i]);
+		printf("  %-13s %9s %9s %9s %9s %9s\n", "", "mean", "median",
+		       "stddev", "min", "max");
+		print_summary("wall_s", wall, trials);
+		print_summary("user_s", user, trials);
+		print_summary("sys_s", sys, trials);
+	}
+}
+
+static const char usage[] =
+	"usage: launch [-r TRIALS] [-f FILE] [--csv] 'CMD ARGS' 'CMD ARGS' ...\n"
+	"  Starts the commands together (each quoted command is split on spaces,\n"
+	"  no shell) and reports, per trial and child: start delay after the\n"
+	"  release, elapsed time to exit, user and system CPU, voluntary and\n"
+	"  involuntary context switches and exit status; then per child over the\n"
+	"  trials: mean, median, stddev, min and max. The children find a second\n"
+	"  barrier, to meet at after exec, in $IOLAB_BARRIER_FD (common/barrier.h).\n"
+	"  -r, --trials N   run everything N times (default 1)\n"
+	"  -f, --file FILE  remove FILE before each trial\n"
+	"      --csv        print CSV rows instead of tables\n"
+	"  -h, --help       this help\n"
+	"  Exit status: 0 if every child exited 0 in every trial, else 1.\n";
+
+/* Reads the options and splits each command into words. */
+static void parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "trials", required_argument, NULL, 'r' },
@@ -287,84 +395,14 @@ int main(int argc, char **argv)
 		usage_error("no command to launch");
 	if (n > MAX_CHILDREN)
 		usage_error("at most %d commands, got %d", MAX_CHILDREN, n);
-
-	const char *texts[MAX_CHILDREN];
-	char **cmds[MAX_CHILDREN];
 	for (int i = 0; i < n; i++) {
-		texts[i] = argv[optind + i];
-		cmds[i] = split_command(strdup(texts[i]));
-		if (cmds[i][0] == NULL)
+		o->texts[i] = argv[optind + i];
+		o->cmds[i] = split_command(strdup(o->texts[i]));
+		if (o->cmds[i][0] == NULL)
 			usage_error("command %d is empty", i + 1);
 	}
-
-	struct child_report *reports = mmap(NULL, n * sizeof *reports,
-		PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (reports == MAP_FAILED)
-		die_errno("mmap");
-	struct result *results = xmalloc((size_t)trials * n * sizeof *results);
-	struct rendezvous *meet = make_rendezvous();
-
-	/* The free-text command goes last: every other column is a number. */
-	if (csv)
-		puts("trial,child,start_delay_s,wall_s,user_s,sys_s,vol_cs,invol_cs,exit_status,command");
-	else
-		printf("%5s %5s %10s %9s %9s %9s %7s %9s %6s  %s\n", "trial", "child",
-		       "start_ms", "wall_s", "user_s", "sys_s", "vol_cs",
-		       "invol_cs", "status", "command");
-
-	int failed = 0;
-	for (int t = 0; t < trials; t++) {
-		struct result *r = results + (size_t)t * n;
-
-		if (file != NULL && unlink(file) != 0 && errno != ENOENT)
-			die_errno(file);
-		if (run_trial(cmds, n, reports, r, texts, meet) != 0)
-			exit(EXIT_IO);
-		for (int i = 0; i < n; i++) {
-			failed |= r[i].exit_status != 0;
-			if (csv) {
-				printf("%d,%d,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,", t + 1, i + 1,
-				       r[i].start_delay_s, r[i].wall_s, r[i].user_s,
-				       r[i].sys_s, r[i].vol_cs, r[i].invol_cs,
-				       r[i].exit_status);
-				csv_field(stdout, texts[i]);
-				putchar('\n');
-			} else {
-				printf("%5d %5d %10.3f %9.4f %9.4f %9.4f %7ld %9ld %6d  %s\n",
-				       t + 1, i + 1, r[i].start_delay_s * 1e3,
-				       r[i].wall_s, r[i].user_s, r[i].sys_s,
-				       r[i].vol_cs, r[i].invol_cs, r[i].exit_status,
-				       texts[i]);
-			}
-		}
-		fflush(stdout);	/* one trial at a time, even into a pipe */
-	}
-
-	if (!csv) {
-		double wall[trials], user[trials], sys[trials];
-
-		for (int i = 0; i < n; i++) {
-			for (int t = 0; t < trials; t++) {
-				wall[t] = results[(size_t)t * n + i].wall_s;
-				user[t] = results[(size_t)t * n + i].user_s;
-				sys[t] = results[(size_t)t * n + i].sys_s;
-			}
-			printf("\nchild %d over %d trials: %s\n", i + 1, trials, texts[i]);
-			printf("  %-13s %9s %9s %9s %9s %9s\n", "", "mean", "median",
-			       "stddev", "min", "max");
-			print_summary("wall_s", wall, trials);
-			print_summary("user_s", user, trials);
-			print_summary("sys_s", sys, trials);
-		}
-	}
-	if (failed)
-		fprintf(stderr, "launch: a child exited with a non-zero status\n");
-	for (int i = 0; i < n; i++) {
-		free(cmds[i][0]);	/* the strdup()ed command */
-		free(cmds[i]);
-	}
-	free(results);
-	munmap(reports, n * sizeof *reports);
-	munmap(meet, sizeof *meet);
-	return failed ? EXIT_IO : 0;
+	o->trials = trials;
+	o->csv = csv;
+	o->n = n;
+	o->file = file;
 }

@@ -17,23 +17,6 @@
 
 #include "iolab.h"
 
-static const char usage[] =
-	"usage: runs [--csv | --summary-csv] [--expect C=N[,C=N...]] [--multiple K]\n"
-	"            [-q] FILE\n"
-	"  Prints a line per change of character (the run that ended just before\n"
-	"  that line), then a summary: lines, runs and run lengths per character,\n"
-	"  malformed lines, the most common run lengths.\n"
-	"  -q, --quiet        only the summary\n"
-	"      --csv          only CSV: start_line,char,length, one row per run\n"
-	"      --summary-csv  only CSV: char,lines,runs,min_run,median_run,max_run\n"
-	"      --expect LIST  check the lines per character, e.g. A=1000,B=1000;\n"
-	"                     characters not listed are expected 0 times.\n"
-	"                     Exit 1, naming each difference, if they do not match\n"
-	"      --multiple K   check that every run is a multiple of K lines long, as\n"
-	"                     writers that lock and flush every K lines leave them.\n"
-	"                     Exit 1, naming the first run that is not\n"
-	"  -h, --help         this help\n";
-
 enum output { CHANGES, QUIET, CSV, SUMMARY_CSV };
 
 struct run {
@@ -333,50 +316,14 @@ static void parse_expect(const char *arg, uint64_t expected[256])
 	}
 }
 
+/* Below main: the command line. */
+static const char *parse_args(int argc, char **argv, uint64_t expected[256], int *expect);
+
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "csv", no_argument, NULL, 'C' },
-		{ "summary-csv", no_argument, NULL, 'S' },
-		{ "expect", required_argument, NULL, 'e' },
-		{ "multiple", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t expected[256] = { 0 }, found[256] = { 0 };
-	int expect = 0, opt;
-
-	iolab_init(argv[0], usage);
-	st.output = CHANGES;
-	while ((opt = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'q':
-			if (st.output == CHANGES)
-				st.output = QUIET;
-			break;
-		case 'C':
-			st.output = CSV;
-			break;
-		case 'S':
-			st.output = SUMMARY_CSV;
-			break;
-		case 'e':
-			parse_expect(optarg, expected);
-			expect = 1;
-			break;
-		case 'm':
-			st.multiple = parse_count("--multiple", optarg, 1, UINT64_MAX);
-			break;
-		case 'h':
-			print_help();
-		default:
-			usage_exit();
-		}
-	}
-	if (argc - optind != 1)
-		usage_error("expected one FILE, got %d arguments", argc - optind);
-	const char *path = argv[optind];
+	int expect;
+	const char *path = parse_args(argc, argv, expected, &expect);
 
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
@@ -405,4 +352,69 @@ int main(int argc, char **argv)
 		mismatch = 1;
 	}
 	return mismatch ? EXIT_IO : 0;
+}
+
+static const char usage[] =
+	"usage: runs [--csv | --summary-csv] [--expect C=N[,C=N...]] [--multiple K]\n"
+	"            [-q] FILE\n"
+	"  Prints a line per change of character (the run that ended just before\n"
+	"  that line), then a summary: lines, runs and run lengths per character,\n"
+	"  malformed lines, the most common run lengths.\n"
+	"  -q, --quiet        only the summary\n"
+	"      --csv          only CSV: start_line,char,length, one row per run\n"
+	"      --summary-csv  only CSV: char,lines,runs,min_run,median_run,max_run\n"
+	"      --expect LIST  check the lines per character, e.g. A=1000,B=1000;\n"
+	"                     characters not listed are expected 0 times.\n"
+	"                     Exit 1, naming each difference, if they do not match\n"
+	"      --multiple K   check that every run is a multiple of K lines long, as\n"
+	"                     writers that lock and flush every K lines leave them.\n"
+	"                     Exit 1, naming the first run that is not\n"
+	"  -h, --help         this help\n";
+
+/* Sets st's output and multiple, and expected[] (--expect, then *expect
+ * is 1); returns FILE. */
+static const char *parse_args(int argc, char **argv, uint64_t expected[256], int *expect)
+{
+	static const struct option options[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "summary-csv", no_argument, NULL, 'S' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "multiple", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	iolab_init(argv[0], usage);
+	*expect = 0;
+	st.output = CHANGES;
+	while ((opt = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			if (st.output == CHANGES)
+				st.output = QUIET;
+			break;
+		case 'C':
+			st.output = CSV;
+			break;
+		case 'S':
+			st.output = SUMMARY_CSV;
+			break;
+		case 'e':
+			parse_expect(optarg, expected);
+			*expect = 1;
+			break;
+		case 'm':
+			st.multiple = parse_count("--multiple", optarg, 1, UINT64_MAX);
+			break;
+		case 'h':
+			print_help();
+		default:
+			usage_exit();
+		}
+	}
+	if (argc - optind != 1)
+		usage_error("expected one FILE, got %d arguments", argc - optind);
+	return argv[optind];
 }

@@ -24,6 +24,67 @@
 #include "barrier.h"
 #include "iolab.h"
 
+/* Below main: the command line, and the stream's buffer. */
+struct options {
+	char line[3];		/* the character and a newline */
+	uint64_t lines;
+	int append;
+	int64_t buffer;		/* -1: leave stdio's default alone */
+	struct rendezvous *barrier;	/* --together */
+	const char *path;
+};
+static void parse_args(int argc, char **argv, struct options *o);
+static char *set_buffer(FILE *fp, int64_t buffer, const char *path);
+
+int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_args(argc, argv, &o);
+	const char *path = o.path;
+	int append = o.append;
+
+	int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : 0);
+	int fd = open(path, flags, 0644);
+	if (fd < 0)
+		die_errno(path);
+	/* fdopen() never truncates, whatever the mode string says. */
+	FILE *fp = fdopen(fd, append ? "a" : "w");
+	if (fp == NULL)
+		die_errno(path);
+
+	char *own_buffer = set_buffer(fp, o.buffer, path);
+
+	if (o.barrier != NULL)
+		rendezvous_wait(o.barrier);
+	for (uint64_t i = 0; i < o.lines; i++) {
+		if (fputs(o.line, fp) == EOF)
+			die_errno(path);
+	}
+	/* fclose() writes what is left in the buffer: its failure counts too. */
+	if (fclose(fp) != 0)
+		die_errno(path);
+	free(own_buffer);
+	return 0;
+}
+
+/* -b: the stream's buffer; returns the one it allocated, or NULL. */
+static char *set_buffer(FILE *fp, int64_t buffer, const char *path)
+{
+	char *own_buffer = NULL;
+
+	if (buffer == 0) {
+		if (setvbuf(fp, NULL, _IONBF, 0) != 0)
+			die("%s: cannot make the stream unbuffered", path);
+	} else if (buffer > 0) {
+		/* Our own buffer: glibc ignores the size when given none. */
+		own_buffer = xmalloc((size_t)buffer);
+		if (setvbuf(fp, own_buffer, _IOFBF, (size_t)buffer) != 0)
+			die("%s: cannot set a %lld-byte buffer", path, (long long)buffer);
+	}
+	return own_buffer;
+}
+
 static const char usage[] =
 	"usage: writer [-c CHAR] [-n LINES] [-m append|overwrite] [-b BYTES] [-t] FILE\n"
 	"  -c, --char CHAR      the character on every line (default A)\n"
@@ -36,7 +97,7 @@ static const char usage[] =
 	"                       started has opened its file, then write\n"
 	"  -h, --help           this help\n";
 
-int main(int argc, char **argv)
+static void parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "char", required_argument, NULL, 'c' },
@@ -52,7 +113,6 @@ int main(int argc, char **argv)
 	uint64_t lines = 1000000;
 	int append = 1, together = 0;
 	int64_t buffer = -1;	/* -1: leave stdio's default alone */
-	char *own_buffer = NULL;
 	int opt;
 
 	iolab_init(argv[0], usage);
@@ -85,35 +145,7 @@ int main(int argc, char **argv)
 	struct rendezvous *barrier = together ? rendezvous_join() : NULL;
 	if (together && barrier == NULL)
 		usage_error("--together: not started by launch (no %s)", BARRIER_ENV);
-
-	int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : 0);
-	int fd = open(path, flags, 0644);
-	if (fd < 0)
-		die_errno(path);
-	/* fdopen() never truncates, whatever the mode string says. */
-	FILE *fp = fdopen(fd, append ? "a" : "w");
-	if (fp == NULL)
-		die_errno(path);
-
-	if (buffer == 0) {
-		if (setvbuf(fp, NULL, _IONBF, 0) != 0)
-			die("%s: cannot make the stream unbuffered", path);
-	} else if (buffer > 0) {
-		/* Our own buffer: glibc ignores the size when given none. */
-		own_buffer = xmalloc((size_t)buffer);
-		if (setvbuf(fp, own_buffer, _IOFBF, (size_t)buffer) != 0)
-			die("%s: cannot set a %lld-byte buffer", path, (long long)buffer);
-	}
-
-	if (barrier != NULL)
-		rendezvous_wait(barrier);
-	for (uint64_t i = 0; i < lines; i++) {
-		if (fputs(line, fp) == EOF)
-			die_errno(path);
-	}
-	/* fclose() writes what is left in the buffer: its failure counts too. */
-	if (fclose(fp) != 0)
-		die_errno(path);
-	free(own_buffer);
-	return 0;
+	*o = (struct options){ .lines = lines, .append = append, .buffer = buffer,
+			       .barrier = barrier, .path = path };
+	memcpy(o->line, line, sizeof line);
 }

@@ -19,49 +19,14 @@
 
 #include "iolab.h"
 
-static const char usage[] =
-	"usage: flock-writer [-c CHAR] [-n LINES] [-k LINES_PER_LOCK] FILE\n"
-	"  -c, --char CHAR       the character on every line (default A)\n"
-	"  -n, --lines LINES     how many lines to write (default 1000000)\n"
-	"  -k, --per-lock LINES  lines written under each lock (default 1000);\n"
-	"                        the last batch is shorter if K does not divide N\n"
-	"  -h, --help            this help\n"
-	"  FILE is opened for appending (O_APPEND) and created if needed.\n";
+/* Below main: the command line. */
+static const char *parse_args(int argc, char **argv, char *c, uint64_t *lines, uint64_t *per_lock);
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "char", required_argument, NULL, 'c' },
-		{ "lines", required_argument, NULL, 'n' },
-		{ "per-lock", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char line[3] = "A\n";
-	uint64_t lines = 1000000, per_lock = 1000;
-	int opt;
-
-	iolab_init(argv[0], usage);
-	while ((opt = getopt_long(argc, argv, "c:n:k:h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			line[0] = parse_char("-c", optarg);
-			break;
-		case 'n':
-			lines = parse_count("-n", optarg, 1, 1000000000);
-			break;
-		case 'k':
-			per_lock = parse_count("-k", optarg, 1, 1000000000);
-			break;
-		case 'h':
-			print_help();
-		default:
-			usage_exit();
-		}
-	}
-	if (argc - optind != 1)
-		usage_error("expected one FILE, got %d arguments", argc - optind);
-	const char *path = argv[optind];
+	uint64_t lines, per_lock;
+	const char *path = parse_args(argc, argv, &line[0], &lines, &per_lock);
 
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0)
@@ -91,4 +56,50 @@ int main(int argc, char **argv)
 	if (fclose(fp) != 0)
 		die_errno(path);
 	return 0;
+}
+
+static const char usage[] =
+	"usage: flock-writer [-c CHAR] [-n LINES] [-k LINES_PER_LOCK] FILE\n"
+	"  -c, --char CHAR       the character on every line (default A)\n"
+	"  -n, --lines LINES     how many lines to write (default 1000000)\n"
+	"  -k, --per-lock LINES  lines written under each lock (default 1000);\n"
+	"                        the last batch is shorter if K does not divide N\n"
+	"  -h, --help            this help\n"
+	"  FILE is opened for appending (O_APPEND) and created if needed.\n";
+
+/* Sets *c (-c), *lines (-n) and *per_lock (-k); returns FILE. */
+static const char *parse_args(int argc, char **argv, char *c, uint64_t *lines, uint64_t *per_lock)
+{
+	static const struct option options[] = {
+		{ "char", required_argument, NULL, 'c' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ "per-lock", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	iolab_init(argv[0], usage);
+	*lines = 1000000;
+	*per_lock = 1000;
+	while ((opt = getopt_long(argc, argv, "c:n:k:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			*c = parse_char("-c", optarg);
+			break;
+		case 'n':
+			*lines = parse_count("-n", optarg, 1, 1000000000);
+			break;
+		case 'k':
+			*per_lock = parse_count("-k", optarg, 1, 1000000000);
+			break;
+		case 'h':
+			print_help();
+		default:
+			usage_exit();
+		}
+	}
+	if (argc - optind != 1)
+		usage_error("expected one FILE, got %d arguments", argc - optind);
+	return argv[optind];
 }

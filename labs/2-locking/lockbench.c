@@ -35,27 +35,6 @@
 #include "iolab.h"
 #include "timing.h"
 
-static const char usage[] =
-	"usage: lockbench [-c CHAR] [-n LINES] [-k LINES_PER_LOCK] [--no-flush]\n"
-	"                 [--lock flock|fcntl|ofd|none] [--sync none|fdatasync|fsync]\n"
-	"                 [--hold-ms MS] [--lockstep] [--csv] FILE\n"
-	"  -c, --char CHAR       the character on every line (default A)\n"
-	"  -n, --lines LINES     how many lines to write (default 1000000)\n"
-	"  -k, --per-lock LINES  lines written under each lock (default 1000);\n"
-	"                        the last batch is shorter if K does not divide N\n"
-	"      --no-flush        no fflush() before the unlock: stdio then writes\n"
-	"                        whenever its buffer is full, locked or not\n"
-	"  -l, --lock KIND       flock (default), fcntl (POSIX record lock, F_SETLKW),\n"
-	"                        ofd (open file description lock, F_OFD_SETLKW), none\n"
-	"  -s, --sync MODE       none (default), fdatasync or fsync after the flush,\n"
-	"                        inside the lock\n"
-	"      --hold-ms MS      keep the lock MS milliseconds longer after each batch\n"
-	"      --lockstep        started by launch: before each batch, wait until every\n"
-	"                        command it started is there (same -n and -k for all)\n"
-	"      --csv             a CSV header and one row instead of the report\n"
-	"  -h, --help            this help\n"
-	"  FILE is opened for appending (O_APPEND) and created if needed.\n";
-
 enum kind { KIND_NONE, KIND_FLOCK, KIND_FCNTL, KIND_OFD };
 static const char *const kind_names[] = { "none", "flock", "fcntl", "ofd", NULL };
 enum sync_mode { SYNC_NONE, SYNC_FDATASYNC, SYNC_FSYNC };
@@ -165,7 +144,90 @@ static uint64_t write_batches(FILE *fp, int fd, const char *path, const char *li
 	*/
 }
 
+/* Below main: the command line. */
+struct options {
+	char line[3];		/* the character and a newline */
+	uint64_t lines, per_lock, hold_ms;
+	enum kind kind;
+	enum sync_mode sync;
+	int flush, csv;
+	const char *path;
+};
+static void parse_args(int argc, char **argv, struct options *o);
+
+/* The settings and what they measured, as a table or (--csv) a CSV row. */
+static void print_result(const struct options *o, uint64_t batches, int64_t wall, int64_t waiting,
+			 int64_t holding)
+{
+	if (o->csv) {
+		puts("char,lines,lines_per_lock,flush,lock,sync,batches,wall_s,lock_wait_s,lock_held_s");
+		csv_char(stdout, o->line[0]);
+		printf(",%llu,%llu,%d,%s,%s,%llu,%.6f,%.6f,%.6f\n",
+		       (unsigned long long)o->lines, (unsigned long long)o->per_lock, o->flush,
+		       kind_names[o->kind], sync_names[o->sync], (unsigned long long)batches,
+		       ns_to_s(wall), ns_to_s(waiting), ns_to_s(holding));
+	} else {
+		printf("%s: %llu lines of %c, %llu per lock (%llu batch%s), lock %s, %s, sync %s\n",
+		       o->path, (unsigned long long)o->lines, o->line[0],
+		       (unsigned long long)o->per_lock,
+		       (unsigned long long)batches, batches == 1 ? "" : "es",
+		       kind_names[o->kind], o->flush ? "flush" : "no flush", sync_names[o->sync]);
+		print_seconds(stdout, "elapsed", wall);
+		print_seconds(stdout, "waiting for the lock", waiting);
+		print_seconds(stdout, "holding the lock", holding);
+	}
+}
+
 int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_args(argc, argv, &o);
+	const char *path = o.path;
+	int64_t start = now_ns();
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		die_errno(path);
+	FILE *fp = fdopen(fd, "a");
+	if (fp == NULL)
+		die_errno(path);
+
+	int64_t waiting = 0, holding = 0;
+	uint64_t batches = write_batches(fp, fd, path, o.line, o.lines, o.per_lock, o.kind, o.flush,
+					 o.sync, o.hold_ms, &waiting, &holding);
+	/* With --no-flush, what is left in the buffer is written now, unlocked. */
+	if (fclose(fp) != 0)
+		die_errno(path);
+	int64_t wall = now_ns() - start;
+
+	print_result(&o, batches, wall, waiting, holding);
+	if (fflush(stdout) != 0)
+		die_errno("stdout");
+	return 0;
+}
+
+static const char usage[] =
+	"usage: lockbench [-c CHAR] [-n LINES] [-k LINES_PER_LOCK] [--no-flush]\n"
+	"                 [--lock flock|fcntl|ofd|none] [--sync none|fdatasync|fsync]\n"
+	"                 [--hold-ms MS] [--lockstep] [--csv] FILE\n"
+	"  -c, --char CHAR       the character on every line (default A)\n"
+	"  -n, --lines LINES     how many lines to write (default 1000000)\n"
+	"  -k, --per-lock LINES  lines written under each lock (default 1000);\n"
+	"                        the last batch is shorter if K does not divide N\n"
+	"      --no-flush        no fflush() before the unlock: stdio then writes\n"
+	"                        whenever its buffer is full, locked or not\n"
+	"  -l, --lock KIND       flock (default), fcntl (POSIX record lock, F_SETLKW),\n"
+	"                        ofd (open file description lock, F_OFD_SETLKW), none\n"
+	"  -s, --sync MODE       none (default), fdatasync or fsync after the flush,\n"
+	"                        inside the lock\n"
+	"      --hold-ms MS      keep the lock MS milliseconds longer after each batch\n"
+	"      --lockstep        started by launch: before each batch, wait until every\n"
+	"                        command it started is there (same -n and -k for all)\n"
+	"      --csv             a CSV header and one row instead of the report\n"
+	"  -h, --help            this help\n"
+	"  FILE is opened for appending (O_APPEND) and created if needed.\n";
+
+static void parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "char", required_argument, NULL, 'c' },
@@ -226,41 +288,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		usage_error("expected one FILE, got %d arguments", argc - optind);
-	const char *path = argv[optind];
-
-	int64_t start = now_ns();
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	if (fd < 0)
-		die_errno(path);
-	FILE *fp = fdopen(fd, "a");
-	if (fp == NULL)
-		die_errno(path);
-
-	int64_t waiting = 0, holding = 0;
-	uint64_t batches = write_batches(fp, fd, path, line, lines, per_lock, kind, flush,
-					 sync, hold_ms, &waiting, &holding);
-	/* With --no-flush, what is left in the buffer is written now, unlocked. */
-	if (fclose(fp) != 0)
-		die_errno(path);
-	int64_t wall = now_ns() - start;
-
-	if (csv) {
-		puts("char,lines,lines_per_lock,flush,lock,sync,batches,wall_s,lock_wait_s,lock_held_s");
-		csv_char(stdout, line[0]);
-		printf(",%llu,%llu,%d,%s,%s,%llu,%.6f,%.6f,%.6f\n",
-		       (unsigned long long)lines, (unsigned long long)per_lock, flush,
-		       kind_names[kind], sync_names[sync], (unsigned long long)batches,
-		       ns_to_s(wall), ns_to_s(waiting), ns_to_s(holding));
-	} else {
-		printf("%s: %llu lines of %c, %llu per lock (%llu batch%s), lock %s, %s, sync %s\n",
-		       path, (unsigned long long)lines, line[0], (unsigned long long)per_lock,
-		       (unsigned long long)batches, batches == 1 ? "" : "es",
-		       kind_names[kind], flush ? "flush" : "no flush", sync_names[sync]);
-		print_seconds(stdout, "elapsed", wall);
-		print_seconds(stdout, "waiting for the lock", waiting);
-		print_seconds(stdout, "holding the lock", holding);
-	}
-	if (fflush(stdout) != 0)
-		die_errno("stdout");
-	return 0;
+	*o = (struct options){ .lines = lines, .per_lock = per_lock, .hold_ms = hold_ms,
+			       .kind = kind, .sync = sync, .flush = flush, .csv = csv,
+			       .path = argv[optind] };
+	memcpy(o->line, line, sizeof line);
 }

@@ -40,32 +40,6 @@
 #include "rng.h"
 #include "timing.h"
 
-static const char usage[] =
-	"usage: fillcopy [-t THREADS] [-s SIZE] [-f FILES] [-d DIR] [--rng xoshiro|rand_r|rand]\n"
-	"                [--copy memcpy|bytes] [--pages 4k|huge] [--prefault] [--verify] [--fsync]\n"
-	"                [--passes N] [--keep] [--csv]\n"
-	"  -t, --threads N   threads in every phase, 1 to 256 (default 1)\n"
-	"  -s, --size SIZE   buffer size, K/M/G suffixes (default 255M)\n"
-	"  -f, --files N     dump files, 1 to 10000 (default 10); each holds SIZE/N bytes,\n"
-	"                    the last one also the remainder\n"
-	"  -d, --dir DIR     where the dump files go (default .)\n"
-	"      --rng GEN     xoshiro: xoshiro256**, state in each thread (default)\n"
-	"                    rand_r: state in each thread, one call per byte\n"
-	"                    rand:   one state for the process, behind a lock, one call per byte\n"
-	"      --copy HOW    memcpy (default) or bytes: a loop that copies byte by byte\n"
-	"      --pages SIZE  4k (default): 4 KiB pages, one page fault per 4 KiB touched first;\n"
-	"                    huge: buffers aligned to 2 MiB, madvise(MADV_HUGEPAGE): one fault can\n"
-	"                    map 2 MiB, if the kernel's transparent huge pages allow it\n"
-	"      --prefault    each thread touches its chunk of both buffers before the timing\n"
-	"      --passes N    the fill and the copy go N times over the buffer, in one timed phase\n"
-	"                    each, so that they last long enough to time (default 1)\n"
-	"      --verify      check the copy and every file against the buffer (exit 1 if not equal)\n"
-	"      --fsync       fsync each file before closing it, inside the dump's timing\n"
-	"      --keep        keep the dump files (DIR/fillcopy-PID-K.dmp)\n"
-	"      --corrupt K   damage file K after the dump, to watch --verify catch it\n"
-	"      --csv         CSV: a header, then one row per phase\n"
-	"  -h, --help        this help\n";
-
 #define MAX_THREADS 256
 #define MAX_FILES 10000
 
@@ -435,7 +409,141 @@ static void corrupt(size_t k)
 		die_errno(paths[k]);
 }
 
+/* Below main: the command line, the set-up and the report. */
+struct options {
+	const char *dir;
+	bool verify, keep, csv;
+	long long damage;	/* --corrupt K; -1: none */
+};
+static void parse_args(int argc, char **argv, struct options *o);
+static void map_buffers(void);
+static void name_files(const char *dir, bool keep);
+static void print_phases(const char *dir, bool verify, bool csv);
+
 int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_args(argc, argv, &o);
+	check_room(o.dir);
+	cleanup_init();
+	map_buffers();
+	name_files(o.dir, o.keep);
+
+	create_files();
+	run_threads();
+	for (size_t k = 0; k < nthreads; k++)
+		if (workers[k].err != 0) {
+			errno = workers[k].err;
+			die_errno(paths[workers[k].err_file]);
+		}
+
+	if (o.damage >= 0)
+		corrupt((size_t)o.damage);
+	if (o.verify) {
+		if (memcmp(copy, buf, size) != 0)
+			die("the copy differs from the buffer (--verify)");
+		for (size_t k = 0; k < nfiles; k++)
+			verify_file(k);
+	}
+	print_phases(o.dir, o.verify, o.csv);
+	if (fflush(stdout) != 0)
+		die_errno("stdout");
+	return 0;
+}
+
+/* The two buffers, and each thread's slice of them and its generator. */
+static void map_buffers(void)
+{
+	int refused;
+
+	/* Both buffers straight from mmap(): zero-filled (a byte the fill misses
+	 * stays 0, which the tests look for), and mapped page by page on first
+	 * touch, inside the timing unless --prefault. */
+	buf = map_pages(size, huge, &refused);
+	copy = map_pages(size, huge, &refused);
+	if (buf == NULL || copy == NULL)
+		die("out of memory (two buffers of %zu bytes)", size);
+	if (huge)
+		say_if_no_huge_pages(refused, ", as the faults column shows");
+	for (size_t k = 0; k < nthreads; k++) {
+		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
+		seed_worker(k);
+	}
+}
+
+/* The files' names, removed at exit unless keep. */
+static void name_files(const char *dir, bool keep)
+{
+	paths = xmalloc(nfiles * sizeof *paths);
+	for (size_t k = 0; k < nfiles; k++) {
+		size_t n = strlen(dir) + 64;
+
+		paths[k] = xmalloc(n);
+		snprintf(paths[k], n, "%s/fillcopy-%ld-%zu.dmp", dir, (long)getpid(), k);
+		if (!keep)
+			cleanup_add(paths[k]);
+	}
+}
+
+/* The table (or --csv rows): each phase's time, rate, CPU time and faults. */
+static void print_phases(const char *dir, bool verify, bool csv)
+{
+	if (csv)
+		puts("threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages,passes");
+	else
+		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s pages, %s, %s, %zu pass%s\n"
+		       "phase        ms      MiB/s     cpu ms     faults\n",
+		       nthreads, nthreads > 1 ? "s" : "", size, size / 1048576.0, nfiles, dir,
+		       gen_names[gen], copy_names[copy_bytes], page_names[huge],
+		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync",
+		       passes, passes > 1 ? "es" : "");
+	for (int p = 0; p < PHASES; p++) {
+		struct span t = phase_total(p);
+		double wall = ns_to_s(t.end_ns - t.start_ns);
+		double mib_s = (p == DUMP ? 1 : passes) * (size / 1048576.0) / wall;
+
+		if (csv)
+			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld,%s,%zu\n", nthreads, size,
+			       nfiles, gen_names[gen], copy_names[copy_bytes], pre, do_fsync,
+			       phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults, page_names[huge],
+			       passes);
+		else
+			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phase_names[p], wall * 1e3,
+			       mib_s, ns_to_s(t.cpu_ns) * 1e3, t.faults);
+	}
+	if (verify && !csv)
+		printf("verified: the copy and the %zu files match the buffer\n", nfiles);
+}
+
+static const char usage[] =
+	"usage: fillcopy [-t THREADS] [-s SIZE] [-f FILES] [-d DIR] [--rng xoshiro|rand_r|rand]\n"
+	"                [--copy memcpy|bytes] [--pages 4k|huge] [--prefault] [--verify] [--fsync]\n"
+	"                [--passes N] [--keep] [--csv]\n"
+	"  -t, --threads N   threads in every phase, 1 to 256 (default 1)\n"
+	"  -s, --size SIZE   buffer size, K/M/G suffixes (default 255M)\n"
+	"  -f, --files N     dump files, 1 to 10000 (default 10); each holds SIZE/N bytes,\n"
+	"                    the last one also the remainder\n"
+	"  -d, --dir DIR     where the dump files go (default .)\n"
+	"      --rng GEN     xoshiro: xoshiro256**, state in each thread (default)\n"
+	"                    rand_r: state in each thread, one call per byte\n"
+	"                    rand:   one state for the process, behind a lock, one call per byte\n"
+	"      --copy HOW    memcpy (default) or bytes: a loop that copies byte by byte\n"
+	"      --pages SIZE  4k (default): 4 KiB pages, one page fault per 4 KiB touched first;\n"
+	"                    huge: buffers aligned to 2 MiB, madvise(MADV_HUGEPAGE): one fault can\n"
+	"                    map 2 MiB, if the kernel's transparent huge pages allow it\n"
+	"      --prefault    each thread touches its chunk of both buffers before the timing\n"
+	"      --passes N    the fill and the copy go N times over the buffer, in one timed phase\n"
+	"                    each, so that they last long enough to time (default 1)\n"
+	"      --verify      check the copy and every file against the buffer (exit 1 if not equal)\n"
+	"      --fsync       fsync each file before closing it, inside the dump's timing\n"
+	"      --keep        keep the dump files (DIR/fillcopy-PID-K.dmp)\n"
+	"      --corrupt K   damage file K after the dump, to watch --verify catch it\n"
+	"      --csv         CSV: a header, then one row per phase\n"
+	"  -h, --help        this help\n";
+
+/* Reads the command line into *o and the settings above. */
+static void parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "threads", required_argument, NULL, 't' },
@@ -458,7 +566,7 @@ int main(int argc, char **argv)
 	const char *dir = ".";
 	bool verify = false, keep = false, csv = false;
 	long long damage = -1;	/* --corrupt K */
-	int opt, refused;
+	int opt;
 
 	iolab_init(argv[0], usage);
 	while ((opt = getopt_long(argc, argv, "t:s:f:d:h", options, NULL)) != -1) {
@@ -485,75 +593,6 @@ int main(int argc, char **argv)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (damage >= (long long)nfiles)
 		usage_error("--corrupt: there is no file %lld (they are 0 to %zu)", damage, nfiles - 1);
-	check_room(dir);
-	cleanup_init();
-
-	/* Both buffers straight from mmap(): zero-filled (a byte the fill misses
-	 * stays 0, which the tests look for), and mapped page by page on first
-	 * touch, inside the timing unless --prefault. */
-	buf = map_pages(size, huge, &refused);
-	copy = map_pages(size, huge, &refused);
-	if (buf == NULL || copy == NULL)
-		die("out of memory (two buffers of %zu bytes)", size);
-	if (huge)
-		say_if_no_huge_pages(refused, ", as the faults column shows");
-	for (size_t k = 0; k < nthreads; k++) {
-		slice(size, nthreads, k, &workers[k].from, &workers[k].to);
-		seed_worker(k);
-	}
-	paths = xmalloc(nfiles * sizeof *paths);
-	for (size_t k = 0; k < nfiles; k++) {
-		size_t n = strlen(dir) + 64;
-
-		paths[k] = xmalloc(n);
-		snprintf(paths[k], n, "%s/fillcopy-%ld-%zu.dmp", dir, (long)getpid(), k);
-		if (!keep)
-			cleanup_add(paths[k]);
-	}
-
-	create_files();
-	run_threads();
-	for (size_t k = 0; k < nthreads; k++)
-		if (workers[k].err != 0) {
-			errno = workers[k].err;
-			die_errno(paths[workers[k].err_file]);
-		}
-
-	if (damage >= 0)
-		corrupt((size_t)damage);
-	if (verify) {
-		if (memcmp(copy, buf, size) != 0)
-			die("the copy differs from the buffer (--verify)");
-		for (size_t k = 0; k < nfiles; k++)
-			verify_file(k);
-	}
-
-	if (csv)
-		puts("threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages,passes");
-	else
-		printf("%zu thread%s, %zu bytes (%.1f MiB), %zu files in %s, rng %s, copy %s, %s pages, %s, %s, %zu pass%s\n"
-		       "phase        ms      MiB/s     cpu ms     faults\n",
-		       nthreads, nthreads > 1 ? "s" : "", size, size / 1048576.0, nfiles, dir,
-		       gen_names[gen], copy_names[copy_bytes], page_names[huge],
-		       pre ? "prefaulted" : "first-touch faults timed", do_fsync ? "fsync" : "no fsync",
-		       passes, passes > 1 ? "es" : "");
-	for (int p = 0; p < PHASES; p++) {
-		struct span t = phase_total(p);
-		double wall = ns_to_s(t.end_ns - t.start_ns);
-		double mib_s = (p == DUMP ? 1 : passes) * (size / 1048576.0) / wall;
-
-		if (csv)
-			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld,%s,%zu\n", nthreads, size,
-			       nfiles, gen_names[gen], copy_names[copy_bytes], pre, do_fsync,
-			       phase_names[p], wall, ns_to_s(t.cpu_ns), mib_s, t.faults, page_names[huge],
-			       passes);
-		else
-			printf("%-6s %9.1f %10.1f %10.1f %10ld\n", phase_names[p], wall * 1e3,
-			       mib_s, ns_to_s(t.cpu_ns) * 1e3, t.faults);
-	}
-	if (verify && !csv)
-		printf("verified: the copy and the %zu files match the buffer\n", nfiles);
-	if (fflush(stdout) != 0)
-		die_errno("stdout");
-	return 0;
+	*o = (struct options){ .dir = dir, .verify = verify, .keep = keep, .csv = csv,
+			       .damage = damage };
 }

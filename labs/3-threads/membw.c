@@ -25,18 +25,6 @@
 #include "rng.h"
 #include "timing.h"
 
-static const char usage[] =
-	"usage: membw [-t THREADS] [-s SIZE] [-r REPS] [-p PASSES] [-g] [--csv]\n"
-	"  -t, --threads N   threads, 1 to 256 (default 1); each stores and copies its slice\n"
-	"  -s, --size SIZE   bytes per store and per copy, K/M/G suffixes, at most 4G (default 64M)\n"
-	"  -r, --reps REPS   how many stores and copies to time, 1 to 1000 (default 5)\n"
-	"  -p, --passes N    each store and copy goes N times over the buffer, so that it lasts\n"
-	"                    long enough to time (default 1)\n"
-	"  -g, --generator   also time the generator alone: fillcopy's xoshiro once per 8 bytes,\n"
-	"                    the values kept in a register, nothing stored (op gen)\n"
-	"      --csv         CSV: a header, then one row per store and per copy (and gen)\n"
-	"  -h, --help        this help\n";
-
 #define MAX_THREADS 256
 
 enum { STORE, COPY, GEN, OPS };
@@ -117,35 +105,13 @@ static unsigned char *map_buffer(void)
 	return p;
 }
 
+/* Below main: the command line and the table. */
+static int parse_args(int argc, char **argv);
+static void print_spans(int csv);
+
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 's' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "passes", required_argument, NULL, 'p' },
-		{ "generator", no_argument, NULL, 'g' },
-		{ "csv", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int csv = 0, opt, e;
-
-	iolab_init(argv[0], usage);
-	while ((opt = getopt_long(argc, argv, "t:s:r:p:gh", options, NULL)) != -1) {
-		switch (opt) {
-		case 't': nthreads = parse_count("-t", optarg, 1, MAX_THREADS); break;
-		case 's': size = parse_size("-s", optarg, 1, (uint64_t)4 << 30); break;
-		case 'r': reps = parse_count("-r", optarg, 1, 1000); break;
-		case 'p': passes = parse_count("-p", optarg, 1, 1000000); break;
-		case 'g': ops = OPS; break;
-		case 'v': csv = 1; break;
-		case 'h': print_help();
-		default: usage_exit();
-		}
-	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+	int csv = parse_args(argc, argv), e;
 
 	src = map_buffer();
 	dst = map_buffer();
@@ -166,6 +132,19 @@ int main(int argc, char **argv)
 	}
 	pthread_barrier_destroy(&op_start);
 
+	print_spans(csv);
+	/* Reading the result also keeps the compiler from dropping the copies. */
+	if (memcmp(dst, src, size) != 0)
+		die("the copy differs from the source");
+	if (fflush(stdout) != 0)
+		die_errno("stdout");
+	return 0;
+}
+
+/* Each store and copy (and gen), timed from the first thread's start to
+ * the last one's end, as a table or (--csv) CSV rows. */
+static void print_spans(int csv)
+{
 	puts(csv ? "threads,op,bytes,passes,rep,wall_s,mib_s" : "op     rep         ms      MiB/s");
 	for (size_t r = 0; r < reps; r++) {
 		for (int op = 0; op < ops; op++) {
@@ -189,10 +168,49 @@ int main(int argc, char **argv)
 				printf("%-5s %4zu %10.3f %10.1f\n", op_names[op], r + 1, wall * 1e3, mib_s);
 		}
 	}
-	/* Reading the result also keeps the compiler from dropping the copies. */
-	if (memcmp(dst, src, size) != 0)
-		die("the copy differs from the source");
-	if (fflush(stdout) != 0)
-		die_errno("stdout");
-	return 0;
+}
+
+static const char usage[] =
+	"usage: membw [-t THREADS] [-s SIZE] [-r REPS] [-p PASSES] [-g] [--csv]\n"
+	"  -t, --threads N   threads, 1 to 256 (default 1); each stores and copies its slice\n"
+	"  -s, --size SIZE   bytes per store and per copy, K/M/G suffixes, at most 4G (default 64M)\n"
+	"  -r, --reps REPS   how many stores and copies to time, 1 to 1000 (default 5)\n"
+	"  -p, --passes N    each store and copy goes N times over the buffer, so that it lasts\n"
+	"                    long enough to time (default 1)\n"
+	"  -g, --generator   also time the generator alone: fillcopy's xoshiro once per 8 bytes,\n"
+	"                    the values kept in a register, nothing stored (op gen)\n"
+	"      --csv         CSV: a header, then one row per store and per copy (and gen)\n"
+	"  -h, --help        this help\n";
+
+/* Sets the settings above from the command line; returns whether --csv. */
+static int parse_args(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "generator", no_argument, NULL, 'g' },
+		{ "csv", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int csv = 0, opt;
+
+	iolab_init(argv[0], usage);
+	while ((opt = getopt_long(argc, argv, "t:s:r:p:gh", options, NULL)) != -1) {
+		switch (opt) {
+		case 't': nthreads = parse_count("-t", optarg, 1, MAX_THREADS); break;
+		case 's': size = parse_size("-s", optarg, 1, (uint64_t)4 << 30); break;
+		case 'r': reps = parse_count("-r", optarg, 1, 1000); break;
+		case 'p': passes = parse_count("-p", optarg, 1, 1000000); break;
+		case 'g': ops = OPS; break;
+		case 'v': csv = 1; break;
+		case 'h': print_help();
+		default: usage_exit();
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	return csv;
 }

@@ -32,18 +32,6 @@
 #include "rng.h"
 #include "timing.h"
 
-static const char usage[] =
-	"usage: datagen [-s RECORDS] [-e EXAMS] [-b BUFFER] [-z] [--seed N] [-d DIR] [--csv]\n"
-	"  -s, --records RECORDS  how many students (default 5000)\n"
-	"  -e, --exams EXAMS      exams per student, 0 to 1000 (default 10)\n"
-	"  -b, --buffer BUFFER    students per round: the buffers are written\n"
-	"                         every BUFFER records (default 500)\n"
-	"  -z, --sequential       write the four buffers in the main thread, no threads\n"
-	"      --seed N           seed of the random numbers (default 1)\n"
-	"  -d, --dir DIR          where to write the four files (default .)\n"
-	"      --csv              print a CSV header and one row instead of the table\n"
-	"  -h, --help             this help\n";
-
 #define NFILES 4
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -218,7 +206,153 @@ static void stop_writers(int started)
 	}
 }
 
+/* Below main: the command line, the files and the report. */
+struct options {
+	uint64_t records, buffer, seed;
+	unsigned exams;
+	int threaded, csv;
+	const char *dir;
+};
+static void parse_args(int argc, char **argv, struct options *o);
+static void open_files(const char *dir);
+static uint64_t round_bytes(int threaded);
+static void close_files(void);
+static void print_result(const struct options *o, uint64_t bytes, double wall_s, double cpu_s,
+			 int64_t fill_ns, int64_t write_ns);
+
 int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_args(argc, argv, &o);
+	uint64_t records = o.records, buffer = o.buffer;
+	int threaded = o.threaded;
+	struct rng rng;
+
+	rng_seed(&rng, o.seed);
+	cleanup_init();
+	int64_t wall0 = now_ns(), cpu0 = process_cpu_ns();
+	open_files(o.dir);
+	/* The writers are created once, not once per round: a thread costs
+	 * tens of microseconds to start, and there may be thousands of rounds. */
+	for (int f = 0; threaded && f < NFILES; f++) {
+		int e = pthread_create(&writers[f].thread, NULL, writer_thread, &writers[f]);
+
+		if (e != 0) {
+			stop_writers(f);
+			die("cannot start a writer thread: %s", strerror(e));
+		}
+	}
+
+	int64_t fill_ns = 0, write_ns = 0;
+	uint64_t bytes = 0;
+	for (uint64_t done = 0; done < records; done += buffer) {
+		int64_t t0 = now_ns();
+
+		fill(&rng, done, records - done < buffer ? records - done : buffer, o.exams);
+		int64_t t1 = now_ns();
+		if (threaded) {
+			write_round();
+		} else {
+			for (int f = 0; f < NFILES; f++)
+				write_buffer(&writers[f]);
+		}
+		fill_ns += t1 - t0;
+		write_ns += now_ns() - t1;
+		bytes += round_bytes(threaded);
+	}
+	if (threaded)
+		stop_writers(NFILES);
+	close_files();
+	double wall_s = ns_to_s(now_ns() - wall0), cpu_s = ns_to_s(process_cpu_ns() - cpu0);
+
+	print_result(&o, bytes, wall_s, cpu_s, fill_ns, write_ns);
+	return 0;
+}
+
+/* Each writer's file, written under a temporary name, and its buffer. */
+static void open_files(const char *dir)
+{
+	for (int f = 0; f < NFILES; f++) {
+		struct writer *w = &writers[f];
+		size_t len = strlen(dir) + strlen(w->name) + 6;
+
+		w->path = xmalloc(len);
+		w->tmp = xmalloc(len);
+		snprintf(w->path, len, "%s/%s", dir, w->name);
+		snprintf(w->tmp, len, "%s/%s.tmp", dir, w->name);
+		cleanup_add(w->tmp);	/* removed if we fail before the rename */
+		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (w->fd < 0)
+			die_errno(w->tmp);
+		w->buf.cap = 1 << 16;
+		w->buf.data = xmalloc(w->buf.cap);
+	}
+}
+
+/* The bytes the round wrote; stops at a writer's error (after the threads). */
+static uint64_t round_bytes(int threaded)
+{
+	uint64_t bytes = 0;
+
+	for (int f = 0; f < NFILES; f++) {
+		if (writers[f].err != 0) {
+			if (threaded)
+				stop_writers(NFILES);
+			errno = writers[f].err;
+			die_errno(writers[f].tmp);
+		}
+		bytes += writers[f].buf.len;
+	}
+	return bytes;
+}
+
+/* Each file renamed into place once it is complete. */
+static void close_files(void)
+{
+	for (int f = 0; f < NFILES; f++) {
+		struct writer *w = &writers[f];
+
+		if (close(w->fd) != 0)
+			die_errno(w->tmp);
+		if (rename(w->tmp, w->path) != 0)
+			die_errno(w->path);
+		free(w->buf.data);
+	}
+}
+
+static void print_result(const struct options *o, uint64_t bytes, double wall_s, double cpu_s,
+			 int64_t fill_ns, int64_t write_ns)
+{
+	const char *mode = o->threaded ? "threaded" : "sequential";
+	if (o->csv) {
+		puts("mode,records,exams_per_record,buffer_records,seed,bytes,"
+		     "wall_s,cpu_s,fill_s,write_s");
+		printf("%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%.6f,%.6f\n",
+		       mode, o->records, o->exams, o->buffer, o->seed, bytes, wall_s, cpu_s,
+		       ns_to_s(fill_ns), ns_to_s(write_ns));
+	} else {
+		printf("%-10s %9s %5s %7s %11s %9s %9s %9s %9s\n", "mode", "records",
+		       "exams", "buffer", "bytes", "wall_s", "cpu_s", "fill_s", "write_s");
+		printf("%-10s %9" PRIu64 " %5u %7" PRIu64 " %11" PRIu64 " %9.4f %9.4f %9.4f %9.4f\n",
+		       mode, o->records, o->exams, o->buffer, bytes, wall_s, cpu_s,
+		       ns_to_s(fill_ns), ns_to_s(write_ns));
+	}
+}
+
+static const char usage[] =
+	"usage: datagen [-s RECORDS] [-e EXAMS] [-b BUFFER] [-z] [--seed N] [-d DIR] [--csv]\n"
+	"  -s, --records RECORDS  how many students (default 5000)\n"
+	"  -e, --exams EXAMS      exams per student, 0 to 1000 (default 10)\n"
+	"  -b, --buffer BUFFER    students per round: the buffers are written\n"
+	"                         every BUFFER records (default 500)\n"
+	"  -z, --sequential       write the four buffers in the main thread, no threads\n"
+	"      --seed N           seed of the random numbers (default 1)\n"
+	"  -d, --dir DIR          where to write the four files (default .)\n"
+	"      --csv              print a CSV header and one row instead of the table\n"
+	"  -h, --help             this help\n";
+
+static void parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "records", required_argument, NULL, 's' },
@@ -252,89 +386,6 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-
-	struct rng rng;
-	rng_seed(&rng, seed);
-	cleanup_init();
-	int64_t wall0 = now_ns(), cpu0 = process_cpu_ns();
-	for (int f = 0; f < NFILES; f++) {
-		struct writer *w = &writers[f];
-		size_t len = strlen(dir) + strlen(w->name) + 6;
-
-		w->path = xmalloc(len);
-		w->tmp = xmalloc(len);
-		snprintf(w->path, len, "%s/%s", dir, w->name);
-		snprintf(w->tmp, len, "%s/%s.tmp", dir, w->name);
-		cleanup_add(w->tmp);	/* removed if we fail before the rename */
-		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (w->fd < 0)
-			die_errno(w->tmp);
-		w->buf.cap = 1 << 16;
-		w->buf.data = xmalloc(w->buf.cap);
-	}
-	/* The writers are created once, not once per round: a thread costs
-	 * tens of microseconds to start, and there may be thousands of rounds. */
-	for (int f = 0; threaded && f < NFILES; f++) {
-		int e = pthread_create(&writers[f].thread, NULL, writer_thread, &writers[f]);
-
-		if (e != 0) {
-			stop_writers(f);
-			die("cannot start a writer thread: %s", strerror(e));
-		}
-	}
-
-	int64_t fill_ns = 0, write_ns = 0;
-	uint64_t bytes = 0;
-	for (uint64_t done = 0; done < records; done += buffer) {
-		int64_t t0 = now_ns();
-
-		fill(&rng, done, records - done < buffer ? records - done : buffer, exams);
-		int64_t t1 = now_ns();
-		if (threaded) {
-			write_round();
-		} else {
-			for (int f = 0; f < NFILES; f++)
-				write_buffer(&writers[f]);
-		}
-		fill_ns += t1 - t0;
-		write_ns += now_ns() - t1;
-		for (int f = 0; f < NFILES; f++) {
-			if (writers[f].err != 0) {
-				if (threaded)
-					stop_writers(NFILES);
-				errno = writers[f].err;
-				die_errno(writers[f].tmp);
-			}
-			bytes += writers[f].buf.len;
-		}
-	}
-	if (threaded)
-		stop_writers(NFILES);
-
-	for (int f = 0; f < NFILES; f++) {
-		struct writer *w = &writers[f];
-
-		if (close(w->fd) != 0)
-			die_errno(w->tmp);
-		if (rename(w->tmp, w->path) != 0)
-			die_errno(w->path);
-		free(w->buf.data);
-	}
-	double wall_s = ns_to_s(now_ns() - wall0), cpu_s = ns_to_s(process_cpu_ns() - cpu0);
-
-	const char *mode = threaded ? "threaded" : "sequential";
-	if (csv) {
-		puts("mode,records,exams_per_record,buffer_records,seed,bytes,"
-		     "wall_s,cpu_s,fill_s,write_s");
-		printf("%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%.6f,%.6f\n",
-		       mode, records, exams, buffer, seed, bytes, wall_s, cpu_s,
-		       ns_to_s(fill_ns), ns_to_s(write_ns));
-	} else {
-		printf("%-10s %9s %5s %7s %11s %9s %9s %9s %9s\n", "mode", "records",
-		       "exams", "buffer", "bytes", "wall_s", "cpu_s", "fill_s", "write_s");
-		printf("%-10s %9" PRIu64 " %5u %7" PRIu64 " %11" PRIu64 " %9.4f %9.4f %9.4f %9.4f\n",
-		       mode, records, exams, buffer, bytes, wall_s, cpu_s,
-		       ns_to_s(fill_ns), ns_to_s(write_ns));
-	}
-	return 0;
+	*o = (struct options){ .records = records, .buffer = buffer, .seed = seed, .exams = exams,
+			       .threaded = threaded, .csv = csv, .dir = dir };
 }

@@ -31,21 +31,6 @@
 #include "iolab.h"
 #include "timing.h"
 
-static const char usage[] =
-	"usage: pwriters [-F FILES] [-S BYTES] [-B BATCH] [--strategy STRATEGY]\n"
-	"                [--no-fsync] [--append] [-d DIR] [--keep] [--csv]\n"
-	"  -F, --files FILES      how many files (default 10, at most 10000)\n"
-	"  -S, --size BYTES       bytes per file, K/M/G suffixes (default 1M)\n"
-	"  -B, --batch BATCH      bytes per write(2) (default 16K); the last may be shorter\n"
-	"      --strategy S       seq (default), per-file, io-thread, or pool[:K]\n"
-	"                         (K writer threads, 1 to 1024; default one per core)\n"
-	"      --no-fsync         do not fsync(2): leave the data in the page cache\n"
-	"      --append           open the files with O_APPEND\n"
-	"  -d, --dir DIR          where to write the files (default .)\n"
-	"      --keep             keep the files (default: removed at the end and on Ctrl-C)\n"
-	"      --csv              print a CSV header and one row instead of the table\n"
-	"  -h, --help             this help\n";
-
 enum strategy { SEQ, PER_FILE, IO_THREAD, POOL };
 static const char *const strategy_names[] = { "seq", "per-file", "io-thread", "pool" };
 
@@ -232,6 +217,127 @@ static void run_threads(size_t n, void *(*fn)(void *), int feed)
 		die("cannot start thread %zu of %zu: %s", started + 1, n, strerror(err));
 }
 
+/* Below main: the command line, and the report. */
+struct options {
+	enum strategy strategy;
+	size_t k;		/* threads: the pool's, or 1 (io-thread) */
+	const char *dir;
+	int keep, csv;
+};
+static void parse_args(int argc, char **argv, struct options *o);
+static void make_files(const char *dir, int keep);
+static void print_result(enum strategy strategy, size_t k, double wall_s, double cpu_s, int csv);
+
+int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_args(argc, argv, &o);
+	enum strategy strategy = o.strategy;
+	size_t k = o.k;
+	int keep = o.keep;
+
+	/* One buffer serves every write of every file: file NUM's bytes at
+	 * offset OFF start at pattern[(NUM + OFF) % 26]. Threads only read it. */
+	size_t span = job.size < job.batch ? (size_t)job.size : (size_t)job.batch;
+	char *pattern = xmalloc(span + 25);
+	for (size_t i = 0; i < span + 25; i++)
+		pattern[i] = (char)('a' + i % 26);
+	job.pattern = pattern;
+	make_files(o.dir, keep);
+
+	int64_t wall0 = now_ns(), cpu0 = process_cpu_ns();
+	switch (strategy) {
+	case SEQ:
+		for (size_t i = 0; i < job.files; i++)
+			write_or_record(i);
+		break;
+	case PER_FILE:
+		run_threads(job.files, file_thread, 0);
+		break;
+	case IO_THREAD:
+	case POOL:
+		run_threads(k, queue_thread, 1);
+		break;
+	}
+	double wall_s = ns_to_s(now_ns() - wall0), cpu_s = ns_to_s(process_cpu_ns() - cpu0);
+
+	int sig = atomic_load(&stop_signal);
+	if (sig != 0) {		/* every writer has stopped: now it is safe */
+		if (!keep)
+			cleanup_run();
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	if (atomic_load(&failed_errno) != 0) {
+		errno = atomic_load(&failed_errno);
+		die_errno(job.paths[atomic_load(&failed_file)]);
+	}
+	if (!keep)
+		cleanup_run();	/* removing the files is not part of the measurement */
+	print_result(strategy, k, wall_s, cpu_s, o.csv);
+	return 0;
+}
+
+/* The files' names, removed at exit (and on a signal) unless keep. */
+static void make_files(const char *dir, int keep)
+{
+	cleanup_init();
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 ||
+	    sigaction(SIGHUP, &sa, NULL) != 0)
+		die_errno("sigaction");
+	job.paths = xmalloc(job.files * sizeof *job.paths);
+	for (size_t i = 0; i < job.files; i++) {
+		size_t len = strlen(dir) + 40;
+
+		job.paths[i] = xmalloc(len);
+		snprintf(job.paths[i], len, "%s/pwriters.%ld.%04zu", dir, (long)getpid(), i);
+		if (!keep)
+			cleanup_add(job.paths[i]);
+	}
+}
+
+static void print_result(enum strategy strategy, size_t k, double wall_s, double cpu_s, int csv)
+{
+	size_t threads = strategy == SEQ ? 1 : strategy == PER_FILE ? job.files : k;
+	double mib = (double)job.size * (double)job.files / (1 << 20);
+	if (csv) {
+		puts("strategy,threads,files,bytes_per_file,batch_bytes,fsync,append,"
+		     "wall_s,cpu_s,mib_s,cpu_mib_s");
+		printf("%s,%zu,%zu,%llu,%llu,%d,%d,%.6f,%.6f,%.3f,%.3f\n",
+		       strategy_names[strategy], threads, job.files,
+		       (unsigned long long)job.size, (unsigned long long)job.batch,
+		       job.fsync, job.append, wall_s, cpu_s, mib / wall_s, mib / cpu_s);
+	} else {
+		printf("%-9s %7s %6s %10s %8s %5s %9s %9s %9s %10s\n", "strategy",
+		       "threads", "files", "bytes/file", "batch", "fsync", "wall_s",
+		       "cpu_s", "MiB/s", "cpu_MiB/s");
+		printf("%-9s %7zu %6zu %10llu %8llu %5s %9.4f %9.4f %9.1f %10.1f\n",
+		       strategy_names[strategy], threads, job.files,
+		       (unsigned long long)job.size, (unsigned long long)job.batch,
+		       job.fsync ? "yes" : "no", wall_s, cpu_s, mib / wall_s, mib / cpu_s);
+		puts("MiB/s: over elapsed time. cpu_MiB/s: over CPU time, as a clock()\n"
+		     "stopwatch would give it: not a throughput (no disk waits, threads added up).");
+	}
+}
+
+static const char usage[] =
+	"usage: pwriters [-F FILES] [-S BYTES] [-B BATCH] [--strategy STRATEGY]\n"
+	"                [--no-fsync] [--append] [-d DIR] [--keep] [--csv]\n"
+	"  -F, --files FILES      how many files (default 10, at most 10000)\n"
+	"  -S, --size BYTES       bytes per file, K/M/G suffixes (default 1M)\n"
+	"  -B, --batch BATCH      bytes per write(2) (default 16K); the last may be shorter\n"
+	"      --strategy S       seq (default), per-file, io-thread, or pool[:K]\n"
+	"                         (K writer threads, 1 to 1024; default one per core)\n"
+	"      --no-fsync         do not fsync(2): leave the data in the page cache\n"
+	"      --append           open the files with O_APPEND\n"
+	"  -d, --dir DIR          where to write the files (default .)\n"
+	"      --keep             keep the files (default: removed at the end and on Ctrl-C)\n"
+	"      --csv              print a CSV header and one row instead of the table\n"
+	"  -h, --help             this help\n";
+
 /* Parses seq | per-file | io-thread | pool[:K]; sets *k for pool. */
 static enum strategy parse_strategy(const char *arg, size_t *k)
 {
@@ -246,7 +352,8 @@ static enum strategy parse_strategy(const char *arg, size_t *k)
 	usage_error("--strategy: '%s' is not seq, per-file, io-thread or pool[:K]", arg);
 }
 
-int main(int argc, char **argv)
+/* Reads the command line into *o and job's sizes. */
+static void parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "files", required_argument, NULL, 'F' },
@@ -295,80 +402,5 @@ int main(int argc, char **argv)
 
 		k = cores > 0 ? (size_t)cores : 1;
 	}
-
-	/* One buffer serves every write of every file: file NUM's bytes at
-	 * offset OFF start at pattern[(NUM + OFF) % 26]. Threads only read it. */
-	size_t span = job.size < job.batch ? (size_t)job.size : (size_t)job.batch;
-	char *pattern = xmalloc(span + 25);
-	for (size_t i = 0; i < span + 25; i++)
-		pattern[i] = (char)('a' + i % 26);
-	job.pattern = pattern;
-
-	cleanup_init();
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 ||
-	    sigaction(SIGHUP, &sa, NULL) != 0)
-		die_errno("sigaction");
-	job.paths = xmalloc(job.files * sizeof *job.paths);
-	for (size_t i = 0; i < job.files; i++) {
-		size_t len = strlen(dir) + 40;
-
-		job.paths[i] = xmalloc(len);
-		snprintf(job.paths[i], len, "%s/pwriters.%ld.%04zu", dir, (long)getpid(), i);
-		if (!keep)
-			cleanup_add(job.paths[i]);
-	}
-
-	int64_t wall0 = now_ns(), cpu0 = process_cpu_ns();
-	switch (strategy) {
-	case SEQ:
-		for (size_t i = 0; i < job.files; i++)
-			write_or_record(i);
-		break;
-	case PER_FILE:
-		run_threads(job.files, file_thread, 0);
-		break;
-	case IO_THREAD:
-	case POOL:
-		run_threads(k, queue_thread, 1);
-		break;
-	}
-	double wall_s = ns_to_s(now_ns() - wall0), cpu_s = ns_to_s(process_cpu_ns() - cpu0);
-
-	int sig = atomic_load(&stop_signal);
-	if (sig != 0) {		/* every writer has stopped: now it is safe */
-		if (!keep)
-			cleanup_run();
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	if (atomic_load(&failed_errno) != 0) {
-		errno = atomic_load(&failed_errno);
-		die_errno(job.paths[atomic_load(&failed_file)]);
-	}
-	if (!keep)
-		cleanup_run();	/* removing the files is not part of the measurement */
-
-	size_t threads = strategy == SEQ ? 1 : strategy == PER_FILE ? job.files : k;
-	double mib = (double)job.size * (double)job.files / (1 << 20);
-	if (csv) {
-		puts("strategy,threads,files,bytes_per_file,batch_bytes,fsync,append,"
-		     "wall_s,cpu_s,mib_s,cpu_mib_s");
-		printf("%s,%zu,%zu,%llu,%llu,%d,%d,%.6f,%.6f,%.3f,%.3f\n",
-		       strategy_names[strategy], threads, job.files,
-		       (unsigned long long)job.size, (unsigned long long)job.batch,
-		       job.fsync, job.append, wall_s, cpu_s, mib / wall_s, mib / cpu_s);
-	} else {
-		printf("%-9s %7s %6s %10s %8s %5s %9s %9s %9s %10s\n", "strategy",
-		       "threads", "files", "bytes/file", "batch", "fsync", "wall_s",
-		       "cpu_s", "MiB/s", "cpu_MiB/s");
-		printf("%-9s %7zu %6zu %10llu %8llu %5s %9.4f %9.4f %9.1f %10.1f\n",
-		       strategy_names[strategy], threads, job.files,
-		       (unsigned long long)job.size, (unsigned long long)job.batch,
-		       job.fsync ? "yes" : "no", wall_s, cpu_s, mib / wall_s, mib / cpu_s);
-		puts("MiB/s: over elapsed time. cpu_MiB/s: over CPU time, as a clock()\n"
-		     "stopwatch would give it: not a throughput (no disk waits, threads added up).");
-	}
-	return 0;
+	*o = (struct options){ .strategy = strategy, .k = k, .dir = dir, .keep = keep, .csv = csv };
 }

@@ -33,24 +33,6 @@ enum { RECORD = 64 };
 enum strategy { INPLACE, FFLUSH, RENAME, FSYNC_RENAME, SAFE, LOG };
 static const char *const strategies[] = { "inplace", "fflush", "rename", "fsync-rename", "safe", "log", NULL };
 
-static const char usage[] =
-	"usage: saver [-s STRATEGY] [-n RECORDS] [-g GEN] [--ms MS] [--csv] FILE\n"
-	"       saver --verify [-s STRATEGY] [-n RECORDS] -g GEN FILE during|after\n"
-	"  -s, --strategy S    inplace, fflush, rename, fsync-rename, safe or log\n"
-	"                      (default safe): how FILE is saved (see saver.c)\n"
-	"  -n, --records N     records of 64 bytes in the document (default 100)\n"
-	"  -g, --generation G  save generation G, which replaces G-1 (default 1)\n"
-	"      --ms MS         save again and again (generations G, G+1, ...) for\n"
-	"                      at least MS milliseconds and 3 saves, then print the time\n"
-	"                      per save (without: one save, nothing printed)\n"
-	"      --csv           print that as a CSV row with its header\n"
-	"      --verify        check FILE as a crash left it: exit 0 when it holds\n"
-	"                      generation G-1 or G whole (during a save) or G (after\n"
-	"                      it), for log a prefix of the records; exit 1 and one\n"
-	"                      line saying what is wrong otherwise\n"
-	"  -h, --help          this help\n"
-	"  The temporary file is FILE.tmp, in FILE's directory.\n";
-
 /* Record i of generation gen: 63 characters and a newline. */
 static void record(char *out, uint64_t i, uint64_t gen)
 {
@@ -225,7 +207,71 @@ static int verify(int s, const char *path, uint64_t n, uint64_t gen, int after)
 	return !ok;
 }
 
+/* Below main: the command line. */
+struct options {
+	int s, csv;		/* s: the strategy */
+	int check, after;	/* --verify; FILE after the save (else during) */
+	uint64_t n, gen, ms;
+	const char *path;
+};
+static void parse_args(int argc, char **argv, struct options *o);
+
 int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_args(argc, argv, &o);
+	int s = o.s, csv = o.csv;
+	uint64_t n = o.n, gen = o.gen, ms = o.ms;
+	const char *path = o.path;
+
+	if (o.check)
+		return verify(s, path, n, gen, o.after);
+	char *tmp = xmalloc(strlen(path) + 5), *copy = xmalloc(strlen(path) + 1);
+	sprintf(tmp, "%s.tmp", path);
+	const char *dir = dirname(strcpy(copy, path));
+
+	if (ms == 0) {
+		save(s, path, tmp, dir, n, gen);
+	} else {
+		uint64_t saves = 0;
+		int64_t start = now_ns(), wall;
+		do
+			save(s, path, tmp, dir, n, gen + saves++);
+		while ((wall = now_ns() - start) < (int64_t)ms * 1000000 || saves < 3);
+		if (csv)
+			printf("strategy,records,doc_bytes,saves,wall_s,us_per_save\n%s,%llu,%llu,%llu,%.6f,%.3f\n",
+			       strategies[s], (unsigned long long)n, (unsigned long long)n * RECORD,
+			       (unsigned long long)saves, ns_to_s(wall), ns_to_s(wall) * 1e6 / (double)saves);
+		else
+			printf("%s: %llu saves of %llu bytes in %.3f s: %.1f us per save\n", strategies[s],
+			       (unsigned long long)saves, (unsigned long long)n * RECORD, ns_to_s(wall),
+			       ns_to_s(wall) * 1e6 / (double)saves);
+	}
+	free(tmp);
+	free(copy);
+	return 0;
+}
+
+static const char usage[] =
+	"usage: saver [-s STRATEGY] [-n RECORDS] [-g GEN] [--ms MS] [--csv] FILE\n"
+	"       saver --verify [-s STRATEGY] [-n RECORDS] -g GEN FILE during|after\n"
+	"  -s, --strategy S    inplace, fflush, rename, fsync-rename, safe or log\n"
+	"                      (default safe): how FILE is saved (see saver.c)\n"
+	"  -n, --records N     records of 64 bytes in the document (default 100)\n"
+	"  -g, --generation G  save generation G, which replaces G-1 (default 1)\n"
+	"      --ms MS         save again and again (generations G, G+1, ...) for\n"
+	"                      at least MS milliseconds and 3 saves, then print the time\n"
+	"                      per save (without: one save, nothing printed)\n"
+	"      --csv           print that as a CSV row with its header\n"
+	"      --verify        check FILE as a crash left it: exit 0 when it holds\n"
+	"                      generation G-1 or G whole (during a save) or G (after\n"
+	"                      it), for log a prefix of the records; exit 1 and one\n"
+	"                      line saying what is wrong otherwise\n"
+	"  -h, --help          this help\n"
+	"  The temporary file is FILE.tmp, in FILE's directory.\n";
+
+static void parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "strategy", required_argument, NULL, 's' },
@@ -253,37 +299,14 @@ int main(int argc, char **argv)
 		default: usage_exit();
 		}
 	}
+	*o = (struct options){ .s = s, .csv = csv, .check = check, .n = n, .gen = gen, .ms = ms };
 	if (check) {
 		if (argc - optind != 2 || (strcmp(argv[optind + 1], "during") != 0 &&
 					   strcmp(argv[optind + 1], "after") != 0))
 			usage_error("--verify expects FILE and during or after");
-		return verify(s, argv[optind], n, gen, strcmp(argv[optind + 1], "after") == 0);
-	}
-	if (argc - optind != 1)
+		o->after = strcmp(argv[optind + 1], "after") == 0;
+	} else if (argc - optind != 1) {
 		usage_error("expected one FILE, got %d arguments", argc - optind);
-	const char *path = argv[optind];
-	char *tmp = xmalloc(strlen(path) + 5), *copy = xmalloc(strlen(path) + 1);
-	sprintf(tmp, "%s.tmp", path);
-	const char *dir = dirname(strcpy(copy, path));
-
-	if (ms == 0) {
-		save(s, path, tmp, dir, n, gen);
-	} else {
-		uint64_t saves = 0;
-		int64_t start = now_ns(), wall;
-		do
-			save(s, path, tmp, dir, n, gen + saves++);
-		while ((wall = now_ns() - start) < (int64_t)ms * 1000000 || saves < 3);
-		if (csv)
-			printf("strategy,records,doc_bytes,saves,wall_s,us_per_save\n%s,%llu,%llu,%llu,%.6f,%.3f\n",
-			       strategies[s], (unsigned long long)n, (unsigned long long)n * RECORD,
-			       (unsigned long long)saves, ns_to_s(wall), ns_to_s(wall) * 1e6 / (double)saves);
-		else
-			printf("%s: %llu saves of %llu bytes in %.3f s: %.1f us per save\n", strategies[s],
-			       (unsigned long long)saves, (unsigned long long)n * RECORD, ns_to_s(wall),
-			       ns_to_s(wall) * 1e6 / (double)saves);
 	}
-	free(tmp);
-	free(copy);
-	return 0;
+	o->path = argv[optind];
 }
