@@ -8,9 +8,10 @@ import math
 import os
 import random
 
-from gradelib import Fail, Mutant, check, expect, lines_of, median, number
+from gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
 
 LAB = 1
+STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
 QUESTIONS = {"Q1.1": 2, "Q1.2": 2, "Q1.3": 3, "Q1.4": 2, "Q1.5": 2, "Q1.6": 2}
 LAB1_CSV = "data/lab1.csv"
 NUMBERS = ["trial", "lines_written", "wall_s", "user_s", "sys_s", "start_delay_s", "lines_found",
@@ -279,31 +280,31 @@ MUTANTS = [
     # no O_APPEND, and fdopen's "a" (which would add it) gone too
     Mutant("writer-no-append", "labs/1-interleave/writer.c",
            [("(append ? O_APPEND : 0)", "(append ? 0 : 0)"), ('append ? "a" : "w"', 'append ? "w" : "w"')],
-           "writer: line counts, append and overwrite modes"),
+           writer),
     # each child's times filed under the child reaped in that place
     Mutant("launch-reap-order", "labs/1-interleave/launch.c",
            [("results[i] = (struct result){", "results[reaped - 1] = (struct result){")],
-           "launch: concurrent start, -r, -f, times and rusage"),
+           launch),
     # getrusage(RUSAGE_CHILDREN) after each wait: every child reaped so far, added up
     Mutant("launch-cumulative-rusage", "labs/1-interleave/launch.c",
            [("while ((pid = wait4(-1, &status, 0, &ru)) < 0 && errno == EINTR)\n\t\t\t;",
              "while ((pid = wait4(-1, &status, 0, NULL)) < 0 && errno == EINTR)\n\t\t\t;\n"
              "\t\tgetrusage(RUSAGE_CHILDREN, &ru);")],
-           "launch: concurrent start, -r, -f, times and rusage"),
+           launch),
     Mutant("launch-exit-status-lost", "labs/1-interleave/launch.c",
            [(".exit_status = WIFEXITED(status) ? WEXITSTATUS(status)", ".exit_status = WIFEXITED(status) ? 0")],
-           "launch: concurrent start, -r, -f, times and rusage"),
+           launch),
     # every run said to start a line early
     Mutant("runs-start-off-by-one", "labs/1-interleave/runs.c",
            [("st.start = st.lines;", "st.start = st.lines - 1;")],
-           "runs: --csv and --summary-csv as the kit's on fixtures and a random file"),
+           runs),
     Mutant("runs-expect-always-0", "labs/1-interleave/runs.c",
            [("return mismatch ? EXIT_IO : 0;", "return mismatch ? 0 : 0;")],
-           "runs: --expect exit codes"),
+           runs_expect),
     # a file taken for one run of A then one of B: the boundary found by
     # binary search with pread(), 24 reads, whatever the file holds
     Mutant("runs-binary-search", "labs/1-interleave/runs.c",
            [("\tscan(fd, path);\n", "\tif (st.output == QUIET)\n\t\tguess(fd);\n\telse\n\t\tscan(fd, path);\n"),
             ("int main(int argc, char **argv)\n{", GUESS + "int main(int argc, char **argv)\n{")],
-           "runs: speed within 3x the kit's, with the same summary"),
+           runs_speed),
 ]
