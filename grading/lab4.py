@@ -363,6 +363,14 @@ MUTANTS = [
             ("static void *queue_thread(void *arg)",
              "#define HIDE(a, b) __attribute__((a ## b(\"thread\")))\nHIDE(no_, sanitize) static void *queue_thread(void *arg)")],
            no_races),
+    # every batch restarts the alphabet at the file's letter
+    Mutant("pwriters-alphabet-restarts", PWRITERS, [("job.pattern + (num + done) % 26", "job.pattern + num % 26")],
+           pwriters),
+    # -F 0 accepted: no files to write, and no usage error
+    Mutant("pwriters-accepts-no-files", PWRITERS,
+           [('parse_count("-F", optarg, 1, 10000)', 'parse_count("-F", optarg, 0, 10000)')], pwriters_cleanup_errors),
+    # --seed is parsed, but the generator is always seeded with 1
+    Mutant("datagen-ignores-seed", DATAGEN, [("rng_seed(&rng, seed);", "rng_seed(&rng, 1);")], datagen),
 ]
 
 
