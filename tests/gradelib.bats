@@ -34,3 +34,13 @@ load helpers
 	[ "$(diff handout.md "$ROOT/handout.md" | grep -c '^[<>]')" -eq 2 ]
 	grep -q '^| data/lab1.csv has the columns the checks read | 1 |$' handout.md
 }
+
+@test "mutants.py: a mutant names its check by function; one naming it by a title stops it in one line" {
+	mkdir kit && cp -R "$ROOT/grading" "$ROOT/labs" "$ROOT/handout.md" kit/
+	sed -i 's/^           together),$/           "two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock"),/' \
+		kit/grading/lab2.py
+	! cmp -s kit/grading/lab2.py "$ROOT/grading/lab2.py"
+	run python3 -B kit/grading/mutants.py --labs 2 --only lockbench-no-lock
+	[ "$status" -eq 1 ]
+	[ "$output" = "mutants.py: mutant lockbench-unlock-before-flush of grading/lab2.py kills 'two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock', not a @check function of lab 2" ]
+}
