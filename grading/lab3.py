@@ -460,11 +460,6 @@ MUTANTS = [
              "case 't': asked = parse_count(\"-t\", optarg, 1, MAX_THREADS); break;"),
             ("printf(\"%zu,%s,%zu,%zu,%zu,%.6f,%.1f\\n\", nthreads,", "printf(\"%zu,%s,%zu,%zu,%zu,%.6f,%.1f\\n\", asked,")],
            membw),
-    # the fill counts to 10 for every byte before filling: the same bytes, slowly
-    Mutant("fillcopy-slow-fill", FILLCOPY,
-           [("\tsize_t i = w->from, end = w->to;\n",
-             "\tsize_t i = w->from, end = w->to;\n\n\tfor (volatile size_t spin = 0; spin < 10 * (end - i); spin++)\n\t\t;\n")],
-           speed),
 ]
 
 

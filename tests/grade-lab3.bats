@@ -2,8 +2,8 @@
 # grade.sh on Lab 3: full marks for a tiny-scale reference submission, and
 # exactly the right checks lost by broken copies of it: a fillcopy that
 # writes other bytes and a membw that prints a store and copy row too few, a fillcopy that
-# hangs, and made-up results. Then the mutants of grading/lab3.py (a slow
-# fill among them), each graded 10 times.
+# hangs, one that is slow, and made-up results. Then the mutants of
+# grading/lab3.py, each graded 10 times.
 
 load helpers
 load grading
@@ -27,6 +27,11 @@ setup_file() {
 	variant hang-corrupt
 	sed -i '/^static void corrupt(size_t k)$/,/^}/s/^\tsize_t from, to;$/&\n\n\tfor (volatile int spin = 0;; spin++)\n\t\t;/' subs/hang-corrupt/$lab3/fillcopy.c
 	changed hang-corrupt $lab3/fillcopy.c
+	# The fill counts to 10 for every byte before filling: same bytes, slow
+	# (not a mutant: 10 gradings of the speed check cost more than this one).
+	variant slow-fill
+	sed -i 's/^\tsize_t i = w->from, end = w->to;$/&\n\n\tfor (volatile size_t spin = 0; spin < 10 * (end - i); spin++)\n\t\t;/' subs/slow-fill/$lab3/fillcopy.c
+	changed slow-fill $lab3/fillcopy.c
 	# Made-up results: every membw store and copy took 1 ms; the rand() fill at 2
 	# threads took the CPU time of 1 thread's, in a quarter of its elapsed
 	# time (the 1-thread row of a trial comes first; mib_s computed to match).
@@ -87,6 +92,12 @@ setup_file() {
 	[ "$(points_lost hang-corrupt)" -eq 2 ]
 }
 
+@test "grade-lab3: a slow fill loses the speed check only" {
+	[ "$(failed slow-fill)" = "fillcopy: fill and copy speed within 3x the kit's" ]
+	grep -q "slower than 3x the kit's" "$BATS_FILE_TMPDIR/grades/slow-fill.txt"
+	[ "$(points_lost slow-fill)" -eq 2 ]
+}
+
 @test "grade-lab3: made-up results are caught: constant timings, a rand() that scales" {
 	[ "$(failed fabricated | tr '\n' '|')" = "data/lab3*.csv: every configuration, plausible values, 3+ real trials|data/lab3.csv: rand() slow and not faster with 2 threads, --prefault removes the faults|" ]
 	grep -q "every store and copy took exactly 0.001 s: not measured" "$BATS_FILE_TMPDIR/grades/fabricated.txt"
@@ -97,5 +108,5 @@ setup_file() {
 @test "grade-lab3: every mutant of fillcopy and membw loses its check in 10 gradings of 10" {
 	# two mutants at a time: each grading is mostly waiting (stopped or
 	# short programs), and the two cores of CI halve the run time
-	all_mutants_caught 3 2 14
+	all_mutants_caught 3 2 13
 }
