@@ -33,7 +33,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LAB_TARGETS) plot test check lint bench validate deps handin starter autograder class clean help
+.PHONY: all labs $(LAB_TARGETS) plot test check lint bench validate deps handin starter autograder class rubric clean help
 .DELETE_ON_ERROR:
 
 # Python tools a lab runs as bin/NAME (labs/N-topic/NAME.py), by name: a
@@ -208,12 +208,14 @@ starter:
 	@bash grading/starter.sh -o $(DIST)/starter $(if $(LABS),--labs $(LABS))
 autograder:
 	@bash grading/autograder/build.sh --platform $(or $(PLATFORM),gradescope) -o $(DIST)/$(if $(filter prairielearn,$(PLATFORM)),prairielearn,autograder).zip $(if $(or $(GRADE_LABS),$(LABS)),--labs $(or $(GRADE_LABS),$(LABS))) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
+rubric:
+	@python3 -B grading/rubric.py --write
 class:
 	@if [ -z "$(SUBMISSIONS)" ]; then echo "make class: say where the submissions are: make class SUBMISSIONS=DIR (or the Gradescope zip) [CLASS=OUT]" >&2; exit 2; fi
 	@bash common/deps.sh gnuplot
 	@python3 -B -m grading.classresults merge --out "$(CLASS)" "$(SUBMISSIONS)"
 else
-starter autograder class:
+starter autograder class rubric:
 	@echo "make $@: this is the students' kit; $@ is made from the instructor's kit" >&2; exit 2
 endif
 
@@ -238,6 +240,7 @@ ifneq ($(INSTRUCTOR),)
 	@echo "make lint       instructors: shellcheck, pyflakes, pycodestyle and cppcheck over the kit's own files"
 	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter (LABS=1,2: only those labs)"
 	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs; PLATFORM=prairielearn: $(DIST)/prairielearn.zip)"
+	@echo "make rubric     instructors: handout.md's tables \"How Lab N is graded\" written from grading/labN.py"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="

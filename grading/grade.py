@@ -94,8 +94,9 @@ def kit_programs(lab):
 
 def load(labs):
     """The checks of these labs, in order: each lab's builds, its own
-    checks (grading/labN.py), its data columns, figures and answers; then
-    the machine description."""
+    checks (grading/labN.py), its data columns, figures and answers (the
+    rows its STANDARD declares, with their points); then the machine
+    description."""
     checks, modules = [], {}
     build_time = {"left": BUILD_BUDGET}
     for lab in sorted(set(labs)):   # each lab once, whatever asked for it twice
@@ -104,15 +105,21 @@ def load(labs):
         module = importlib.import_module(f"lab{lab}")
         modules[lab] = module
         own = gradelib.CHECKS[first:]
+        std = getattr(module, "STANDARD", None)
+        if not isinstance(std, gradelib.Standard):
+            raise SystemExit(f"{PROG}: grading/lab{lab}.py declares no STANDARD = standard(build=..., "
+                             "columns=..., figures=..., answers=...) (see docs/adding-a-lab.md)")
         for src in kit_programs(lab):
             prog = os.path.basename(src)[:-2]
-            checks.append(Check(lab, 1, f"build {prog}", build_check(prog, src, build_time), (), BUILD_LIMIT))
+            checks.append(Check(lab, std.build, f"build {prog}", build_check(prog, src, build_time), (),
+                                BUILD_LIMIT))
         checks += own
         for csv_name, columns in module.COLUMNS.items():
-            checks.append(Check(lab, 1, f"{csv_name} has the columns the checks read",
+            checks.append(Check(lab, std.columns, f"{csv_name} has the columns the checks read",
                                 columns_check(lab, csv_name, columns), (), 30))
-        checks.append(Check(lab, 2, f"figures plot/lab{lab}-*.png", figures_check(lab), (), 30))
-        checks.append(Check(lab, 1, f"answers to Q{lab}.x present", answers_check(module.QUESTIONS), (), 30))
+        checks.append(Check(lab, std.figures, f"figures plot/lab{lab}-*.png", figures_check(lab), (), 30))
+        checks.append(Check(lab, std.answers, f"answers to Q{lab}.x present", answers_check(module.QUESTIONS), (),
+                            30))
     checks.append(Check(None, 1, "data/machine.txt describes the machine", machine_check, (), 30))
     return checks, modules
 

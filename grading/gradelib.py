@@ -3,6 +3,7 @@
 A lab's grading module (grading/labN.py) declares its checks:
 
     LAB = 1
+    STANDARD = standard(build=1, columns=1, figures=2, answers=1)
     QUESTIONS = {"Q1.1": 2, ...}          # written answers, graded by hand
     COLUMNS = {"data/lab1.csv": [...]}    # what the data checks read
 
@@ -75,11 +76,27 @@ class Check:
 
 class Mutant:
     """A known-wrong variant of a kit program: in file, each (old, new) of
-    edits replaces text that is there exactly once, and the check titled
-    kills must then fail in every grading (grading/mutants.py)."""
+    edits replaces text that is there exactly once, and the check kills (the
+    @check function itself, not its title) must then fail in every grading
+    (grading/mutants.py)."""
 
     def __init__(self, name, file, edits, kills):
         self.name, self.file, self.edits, self.kills = name, file, edits, kills
+
+
+class Standard:
+    """The rows every lab has, each worth the points given: build (one per
+    program of labs/N-topic/), columns (one per CSV in COLUMNS), figures
+    (every plot/labN-*.png) and answers (every written question answered).
+    A module declares them in one line, STANDARD = standard(...); grade.py
+    grades them, the builds before the module's checks and the rest after."""
+
+    def __init__(self, build, columns, figures, answers):
+        self.build, self.columns, self.figures, self.answers = build, columns, figures, answers
+
+
+def standard(*, build, columns, figures, answers):
+    return Standard(build, columns, figures, answers)
 
 
 CHECKS = []     # every lab's checks, in the order they are declared

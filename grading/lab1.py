@@ -8,9 +8,10 @@ import math
 import os
 import random
 
-from gradelib import Fail, Mutant, check, expect, lines_of, median, number
+from gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
 
 LAB = 1
+STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
 QUESTIONS = {"Q1.1": 2, "Q1.2": 2, "Q1.3": 3, "Q1.4": 2, "Q1.5": 2, "Q1.6": 2}
 LAB1_CSV = "data/lab1.csv"
 NUMBERS = ["trial", "lines_written", "wall_s", "user_s", "sys_s", "start_delay_s", "lines_found",
@@ -39,13 +40,6 @@ def writer(g):
            f"overwrite mode did not write {n} lines over the start of a longer file",
            f"bin/writer -c {c} -n {n} -m overwrite FILE")
     expect(g.student("writer", "-n", 0, "x.txt").status == 2, "writer -n 0 should be a usage error (exit 2)")
-
-
-# A child that burns about 0.08 s of CPU.
-BUSY = "awk BEGIN{for(i=0;i<4000000;i++)s+=i}"
-
-# Each command waits for the other's mark: only concurrent starts pass.
-MEET = 'touch "$1"\nfor i in $(seq 50); do [ -e "$2" ] && exit 0; sleep 0.1; done\nexit 3\n'
 
 
 @check(3, "launch: concurrent start, -r, -f, times and rusage", needs=["launch"])
@@ -85,32 +79,6 @@ def launch(g):
     expect(num(false, "exit_status") == 1, "'false' should show exit status 1")
 
 
-def csv_rows(text, what):
-    rows = list(csv.DictReader(io.StringIO(text)))
-    need = {"trial", "child", "wall_s", "user_s", "sys_s", "exit_status"}
-    if not rows or not need <= set(rows[0]):
-        raise Fail(f"{what}: no rows, or not the columns {', '.join(sorted(need))}")
-    return rows
-
-
-def num(row, column):
-    return number(row[column], f"{column}: ")
-
-
-def random_lines(seed):
-    """About 2 MB of runs of A, B and '?' lines among malformed ones."""
-    rnd, out, size = random.Random(seed), [], 0
-    while size < 2_000_000:
-        r, n = rnd.random(), 1 + rnd.randrange(700)
-        line = "AB" if r < 0.02 else "" if r < 0.03 else "?" if r < 0.05 else rnd.choice("AB")
-        out.append((line + "\n") * n)
-        size += n * (len(line) + 1)
-    return "".join(out)
-
-
-FIXTURES = "grading/fixtures/lab1"
-
-
 @check(4, "runs: --csv and --summary-csv as the kit's on fixtures and a random file", needs=["runs"])
 def runs(g):
     files = {f: open(os.path.join(g.kit, FIXTURES, f), "rb").read()
@@ -134,18 +102,6 @@ def runs(g):
                    again)
 
 
-def changes(out):
-    return b"\n".join(line for line in out.split(b"\n") if line.startswith(b"Change on line"))
-
-
-def first_difference(want, got):
-    w, g = want.decode("utf-8", "replace").split("\n"), got.decode("utf-8", "replace").split("\n")
-    for i, (a, b) in enumerate(zip(w, g)):
-        if a != b:
-            return f" at line {i + 1}:\n  kit's:  {a[:120]}\n  yours:  {b[:120]}"
-    return f": the kit's has {len(w)} lines, yours {len(g)}"
-
-
 @check(1, "runs: --expect exit codes", needs=["runs"])
 def runs_expect(g):
     a, b = g.between(10, 5000), g.between(10, 5000)
@@ -157,18 +113,6 @@ def runs_expect(g):
            f"--expect with a wrong count: exit {r.status} (not 1) or no message naming the counts")
     expect(g.student("runs", "--expect", "A=x", "ab.txt").status == 2,
            "a malformed --expect should be a usage error (exit 2)")
-
-
-def random_runs(rnd, lines):
-    """lines lines of A and B in runs of random lengths, from 1 to 30,000
-    lines (log-uniform: most are short), each of a random character: a
-    summary that only reading every line can give."""
-    out, total = [], 0
-    while total < lines:
-        n = min(lines - total, int(math.exp(rnd.uniform(0, math.log(30000)))))
-        out.append(rnd.choice(("A\n", "B\n")) * n)
-        total += n
-    return "".join(out)
 
 
 @check(2, "runs: speed within 3x the kit's, with the same summary", needs=["runs"])
@@ -274,36 +218,94 @@ static void guess(int fd)
 }
 
 """
-
 MUTANTS = [
     # no O_APPEND, and fdopen's "a" (which would add it) gone too
     Mutant("writer-no-append", "labs/1-interleave/writer.c",
            [("(append ? O_APPEND : 0)", "(append ? 0 : 0)"), ('append ? "a" : "w"', 'append ? "w" : "w"')],
-           "writer: line counts, append and overwrite modes"),
+           writer),
     # each child's times filed under the child reaped in that place
     Mutant("launch-reap-order", "labs/1-interleave/launch.c",
            [("results[i] = (struct result){", "results[reaped - 1] = (struct result){")],
-           "launch: concurrent start, -r, -f, times and rusage"),
+           launch),
     # getrusage(RUSAGE_CHILDREN) after each wait: every child reaped so far, added up
     Mutant("launch-cumulative-rusage", "labs/1-interleave/launch.c",
            [("while ((pid = wait4(-1, &status, 0, &ru)) < 0 && errno == EINTR)\n\t\t\t;",
              "while ((pid = wait4(-1, &status, 0, NULL)) < 0 && errno == EINTR)\n\t\t\t;\n"
              "\t\tgetrusage(RUSAGE_CHILDREN, &ru);")],
-           "launch: concurrent start, -r, -f, times and rusage"),
+           launch),
     Mutant("launch-exit-status-lost", "labs/1-interleave/launch.c",
            [(".exit_status = WIFEXITED(status) ? WEXITSTATUS(status)", ".exit_status = WIFEXITED(status) ? 0")],
-           "launch: concurrent start, -r, -f, times and rusage"),
+           launch),
     # every run said to start a line early
     Mutant("runs-start-off-by-one", "labs/1-interleave/runs.c",
            [("st.start = st.lines;", "st.start = st.lines - 1;")],
-           "runs: --csv and --summary-csv as the kit's on fixtures and a random file"),
+           runs),
     Mutant("runs-expect-always-0", "labs/1-interleave/runs.c",
            [("return mismatch ? EXIT_IO : 0;", "return mismatch ? 0 : 0;")],
-           "runs: --expect exit codes"),
+           runs_expect),
     # a file taken for one run of A then one of B: the boundary found by
     # binary search with pread(), 24 reads, whatever the file holds
     Mutant("runs-binary-search", "labs/1-interleave/runs.c",
            [("\tscan(fd, path);\n", "\tif (st.output == QUIET)\n\t\tguess(fd);\n\telse\n\t\tscan(fd, path);\n"),
             ("int main(int argc, char **argv)\n{", GUESS + "int main(int argc, char **argv)\n{")],
-           "runs: speed within 3x the kit's, with the same summary"),
+           runs_speed),
 ]
+
+
+# ------------------------------------------------------------------ helpers of the checks above
+
+# A child that burns about 0.08 s of CPU.
+BUSY = "awk BEGIN{for(i=0;i<4000000;i++)s+=i}"
+
+# Each command waits for the other's mark: only concurrent starts pass.
+MEET = 'touch "$1"\nfor i in $(seq 50); do [ -e "$2" ] && exit 0; sleep 0.1; done\nexit 3\n'
+
+
+def csv_rows(text, what):
+    rows = list(csv.DictReader(io.StringIO(text)))
+    need = {"trial", "child", "wall_s", "user_s", "sys_s", "exit_status"}
+    if not rows or not need <= set(rows[0]):
+        raise Fail(f"{what}: no rows, or not the columns {', '.join(sorted(need))}")
+    return rows
+
+
+def num(row, column):
+    return number(row[column], f"{column}: ")
+
+
+def random_lines(seed):
+    """About 2 MB of runs of A, B and '?' lines among malformed ones."""
+    rnd, out, size = random.Random(seed), [], 0
+    while size < 2_000_000:
+        r, n = rnd.random(), 1 + rnd.randrange(700)
+        line = "AB" if r < 0.02 else "" if r < 0.03 else "?" if r < 0.05 else rnd.choice("AB")
+        out.append((line + "\n") * n)
+        size += n * (len(line) + 1)
+    return "".join(out)
+
+
+FIXTURES = "grading/fixtures/lab1"
+
+
+def changes(out):
+    return b"\n".join(line for line in out.split(b"\n") if line.startswith(b"Change on line"))
+
+
+def first_difference(want, got):
+    w, g = want.decode("utf-8", "replace").split("\n"), got.decode("utf-8", "replace").split("\n")
+    for i, (a, b) in enumerate(zip(w, g)):
+        if a != b:
+            return f" at line {i + 1}:\n  kit's:  {a[:120]}\n  yours:  {b[:120]}"
+    return f": the kit's has {len(w)} lines, yours {len(g)}"
+
+
+def random_runs(rnd, lines):
+    """lines lines of A and B in runs of random lengths, from 1 to 30,000
+    lines (log-uniform: most are short), each of a random character: a
+    summary that only reading every line can give."""
+    out, total = [], 0
+    while total < lines:
+        n = min(lines - total, int(math.exp(rnd.uniform(0, math.log(30000)))))
+        out.append(rnd.choice(("A\n", "B\n")) * n)
+        total += n
+    return "".join(out)

@@ -12,9 +12,10 @@ import os
 import re
 import tempfile
 
-from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, usage_refused
+from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
 
 LAB = 3
+STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
 QUESTIONS = {"Q3.1": 3, "Q3.2": 4, "Q3.3": 3, "Q3.4": 4, "Q3.5": 3, "Q3.6": 3, "Q3.7": 3, "Q3.8": 3,
              "Q3.9": 4, "Q3.10": 4}
 LAB3_CSV = "data/lab3.csv"
@@ -24,100 +25,6 @@ NUMBERS = ["trial", "threads", "bytes", "files", "prefault", "fsync", "wall_s", 
 MEMBW_NUMBERS = ["trial", "threads", "bytes", "passes", "rep", "wall_s", "mib_s"]
 COLUMNS = {MEMBW_CSV: MEMBW_NUMBERS + ["op"], LAB3_CSV: NUMBERS + ["rng", "copy", "phase", "pages"]}
 MIB = 1 << 20
-
-
-def csv_rows(text, what, again):
-    rows = list(csv.DictReader(io.StringIO(text)))
-    if not rows or None in rows[0] or None in rows[0].values():
-        raise Fail(f"{what}: no CSV header and rows", again)
-    return rows
-
-
-def dumps(names):
-    """{K: name} of the names fillcopy-PID-K.dmp."""
-    return {int(m.group(1)): n for n in names if (m := re.fullmatch(r"fillcopy-\d+-(\d+)\.dmp", n))}
-
-
-def measured(g, prog, *args, **kw):
-    """Runs the student's prog under the grader's rusage helper: (its
-    Result, its page faults, its CPU seconds), as the kernel counted them
-    for it and the children it waited for, whatever it prints."""
-    helper = g.helper("rusage")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the helper gets only its descriptor
-    try:
-        r = g.student(prog, log.fileno(), os.path.join(g.bin, prog), *args, path=helper,
-                      pass_fds=[log.fileno()], **kw)
-        log.seek(0)
-        line = log.read(200).split()
-    finally:
-        log.close()
-    if len(line) != 3:
-        g.ok(r, prog, f"bin/{prog} {' '.join(map(str, args))}")
-        raise Fail(f"{prog}'s page faults and CPU time could not be measured: the grader's helper was killed")
-    return r, int(line[0]) + int(line[1]), float(line[2])
-
-
-def first_line(err):
-    return err.decode("utf-8", "replace").strip().split("\n")[0][:200]
-
-
-# ------------------------------------------------------------------ fillcopy
-
-def dump_same(g, size, threads, files, *options):
-    """The kit's fillcopy and the student's, with these arguments and --keep
-    --verify; the student's leaves files files, file K of the length
-    slice() gives it and with the bytes of the kit's file K."""
-    g.fresh()
-    args = ["-s", size, "-t", threads, "-f", files, *options, "--keep", "--verify"]
-    again = f"mkdir d; bin/fillcopy {' '.join(map(str, args))} -d d; ls -l d"
-    expect(g.reference("fillcopy", *args, "-d", ".").status == 0, "the kit's fillcopy failed: ask your instructor")
-    r = g.student("fillcopy", *args, "-d", ".", timeout=10)
-    g.ok(r, "fillcopy", again)
-    part = size // files
-    want = [(k, size - k * part if k == files - 1 else part) for k in range(files)]
-    names = os.listdir(g.run)
-    mine = dumps(names)
-    got = sorted((k, len(g.read(n))) for k, n in mine.items())
-    if len(mine) != len(names) or got != want:
-        raise Fail(f"-s {size} -f {files}: files fillcopy-PID-K.dmp of SIZE/FILES bytes, the last one also the "
-                   f"remainder, expected; {size_differences(dict(want), dict(got), len(names) - len(mine))}",
-                   again)
-    theirs = dumps(os.listdir(g.ref))
-    for k in range(files):
-        with open(os.path.join(g.ref, theirs[k]), "rb") as f:
-            kit = f.read()
-        data = g.read(mine[k])
-        if data != kit:
-            at = next(i for i, (a, b) in enumerate(zip(kit, data)) if a != b)
-            raise Fail(f"file {k} is not slice {k} of the buffer: its byte {at} differs from the kit's fillcopy's "
-                       "with the same -s and -t\n(thread K seeds its generator with K + 1; a byte the fill skips "
-                       "stays 0)", again)
-
-
-def size_differences(want, got, others):
-    """The first files whose sizes differ, each as a pair (expected,
-    yours): want and got map K to the bytes of file K."""
-    def bytes_of(sizes, k):
-        return f"{sizes[k]} byte{'' if sizes[k] == 1 else 's'}" if k in sizes else "no file"
-
-    def delta(k):
-        if k in want and k in got and want[k] != got[k]:
-            n = got[k] - want[k]
-            return f" ({abs(n)} byte{'s' if abs(n) > 1 else ''} {'short' if n < 0 else 'over'})"
-        return ""
-    wrong = [k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
-    pairs = [f"file {k}: {bytes_of(want, k)} expected, yours {bytes_of(got, k)}{delta(k)}" for k in wrong[:3]]
-    more = [f"{len(wrong) - 3} more files that differ"] if len(wrong) > 3 else []
-    more += [f"{others} files of other names"] if others else []
-    # five lines at most: the report shows a failure's last six, the command to reproduce it last
-    return f"{len(wrong)} differ:\n  " + "\n  ".join(pairs) + ("\n  and " + ", and ".join(more) if more else "")
-
-
-def awkward(g, size, *divisors):
-    """size, made no multiple of any of divisors above 1: every cut has a remainder."""
-    while any(d > 1 and size % d == 0 for d in divisors):
-        size += 1
-    return size
 
 
 @check(4, "fillcopy: file K holds slice K of the kit's buffer, exact sizes", needs=["fillcopy"])
@@ -169,9 +76,6 @@ def fillcopy_errors(g):
     usage_refused(g, "fillcopy", "--rng", "mt")
     # refused before anything is allocated: two such buffers fit in no machine's memory
     usage_refused(g, "fillcopy", "-s", "1024G")
-
-
-PAUSE_S = 1.0
 
 
 @check(1, "fillcopy: wall_s is elapsed time, not CPU time", needs=["fillcopy"])
@@ -241,29 +145,6 @@ def membw(g):
     usage_refused(g, "membw", "-t", g.between(257, 9999))
 
 
-HUGE_SETTING = "/sys/kernel/mm/transparent_hugepage/enabled"
-FAULTS_BESIDES = 400    # a run's faults outside its buffers
-
-
-def fill_copy_faults(g, size, threads, pages):
-    args = ["-s", size, "-t", threads, "-f", 1, "--pages", pages, "--csv"]
-    again = f"bin/fillcopy {' '.join(map(str, args))}"
-    r, measured_faults, _ = measured(g, "fillcopy", *args, "-d", ".", timeout=20)
-    g.ok(r, "fillcopy", again)
-    try:
-        rows = {row["phase"]: row for row in csv_rows(r.text, "fillcopy --csv", again)}
-        faults = number(rows["fill"]["faults"]), number(rows["copy"]["faults"])
-    except KeyError:
-        raise Fail("no fill and copy rows with faults from fillcopy --csv", again) from None
-    expect(rows["fill"].get("pages") == pages, f"the pages column says {clean(rows['fill'].get('pages') or '')!r}, "
-           f"not {pages}", again)
-    # What it prints is checked against what the kernel counted for it: no
-    # more faults in the fill and copy than in the whole run.
-    expect(sum(faults) <= measured_faults, f"fillcopy printed {faults[0]:g} + {faults[1]:g} faults for the fill and "
-           f"copy, but the whole run faulted {measured_faults} times (counted by the grader)", again)
-    return r, measured_faults, again
-
-
 @check(2, "fillcopy: --pages huge maps 2 MiB per fault where the kernel allows it", needs=["fillcopy"])
 def fillcopy_huge(g):
     # Where transparent_hugepage is madvise or always, the buffers of
@@ -296,9 +177,6 @@ def fillcopy_huge(g):
            "buffers)", again)
     return f"transparent_hugepage is {setting} here: the whole run faulted {huge} times with huge pages, " \
            f"{small} with 4k"
-
-
-MANY = 200
 
 
 @check(1, "fillcopy: --passes N goes N times over the buffer inside the timing", needs=["fillcopy"])
@@ -341,24 +219,6 @@ def fillcopy_passes(g):
         one, many = min(cpu[phase, 1]), cpu[phase, MANY][0]
         expect(many >= 10 * one, f"{phase} of {size} bytes: cpu_s {many:g} s with --passes {MANY}, not 10x the "
                f"{one:g} s of --passes 1 (best of 3): the passes must be inside the timed phase", again)
-
-
-def fill_copy_cpu(result):
-    """cpu_s of the fill and the copy rows of fillcopy --csv, or None."""
-    try:
-        rows = {row["phase"]: number(row["cpu_s"]) for row in csv.DictReader(io.StringIO(result.text))}
-        return rows["fill"], rows["copy"]
-    except (Fail, KeyError, TypeError):
-        return None
-
-
-EXTRA_PASSES = 40
-
-
-def diff(cpu):
-    """What EXTRA_PASSES more passes cost: the best of the long runs less
-    the best of the short ones (cpu maps passes to CPU times)."""
-    return min(cpu[1 + EXTRA_PASSES]) - min(cpu[1])
 
 
 @check(2, "fillcopy: fill and copy speed within 3x the kit's", needs=["fillcopy"])
@@ -410,19 +270,6 @@ def speed(g):
            f"the kit's {t:g} s: slower than 3x the kit's (+5 ms)",
            f"bin/fillcopy {' '.join(map(str, args))} --passes {1 + EXTRA_PASSES}, or bash "
            "labs/3-threads/bench-fillcopy.sh")
-
-
-# ------------------------------------------------------------------ data/lab3*.csv
-
-def rate_ok(nbytes, wall, rate):
-    """mib_s is bytes / 2^20 / wall_s, allowing for the rounding of both to
-    the digits the programs print."""
-    mib = nbytes / 1048576
-    return abs(rate * wall - mib) <= 0.01 * mib + 6e-7 * rate + 0.06 * wall
-
-
-def whole(row, columns, positive=()):
-    return all(row[c] == int(row[c]) and row[c] >= (1 if c in positive else 0) for c in columns)
 
 
 @check(2, "data/lab3*.csv: every configuration, plausible values, 3+ real trials")
@@ -547,34 +394,34 @@ MUTANTS = [
     # the default generator falls through to rand(): one generator for the
     # process, where the kit's thread K has its own, seeded with K + 1
     Mutant("fillcopy-shared-rand", FILLCOPY, [("if (gen == XOSHIRO) {", "if (gen == XOSHIRO && 0) {")],
-           "fillcopy: file K holds slice K of the kit's buffer, exact sizes"),
+           fillcopy_slices),
     # the last chunk (and file) does not take the remainder of the division
     Mutant("fillcopy-slice-drops-remainder", FILLCOPY,
            [("*to = k == n - 1 ? total : *from + total / n;", "*to = *from + total / n;")],
-           "fillcopy: file K holds slice K of the kit's buffer, exact sizes"),
+           fillcopy_slices),
     # --verify compares nothing, so it never sees what --corrupt did
     Mutant("fillcopy-verify-blind", FILLCOPY, [("if (tmp[i] != buf[at + i])", "if (0 && tmp[i] != buf[at + i])")],
-           "fillcopy: --verify catches --corrupt; no files left behind"),
+           fillcopy_verify),
     # the test turned round: the dump files are removed only with --keep
     Mutant("fillcopy-keeps-files", FILLCOPY,
            [("if (!keep)\n\t\t\tcleanup_add(paths[k]);", "if (keep)\n\t\t\tcleanup_add(paths[k]);")],
-           "fillcopy: --verify catches --corrupt; no files left behind"),
+           fillcopy_verify),
     # clock() as the stopwatch: a phase's "elapsed" time is CPU time
     Mutant("fillcopy-clock-stopwatch", FILLCOPY,
            [("s->start_ns = now_ns();", "s->start_ns = (int64_t)clock() * (1000000000 / CLOCKS_PER_SEC);"),
             ("s->end_ns = now_ns();", "s->end_ns = (int64_t)clock() * (1000000000 / CLOCKS_PER_SEC);")],
-           "fillcopy: wall_s is elapsed time, not CPU time"),
+           fillcopy_stopwatch),
     # --pages is parsed and printed, but the buffers always get 4 KiB pages
     Mutant("fillcopy-ignores-pages", FILLCOPY,
            [("case 'p': huge = parse_choice(\"--pages\", optarg, page_names) == 1; break;",
              "case 'p': (void)parse_choice(\"--pages\", optarg, page_names); break;"),
             ("page_names[huge],\n\t\t\t       passes);", '"huge",\n\t\t\t       passes);')],
-           "fillcopy: --pages huge maps 2 MiB per fault where the kernel allows it"),
+           fillcopy_huge),
     # buffers from calloc(), not map_pages(): neither aligned to 2 MiB nor advised
     Mutant("fillcopy-buffers-from-calloc", FILLCOPY,
            [("buf = map_pages(size, huge, &refused);\n\tcopy = map_pages(size, huge, &refused);",
              "buf = calloc(1, size), refused = 0;\n\tcopy = calloc(1, size);")],
-           "fillcopy: --pages huge maps 2 MiB per fault where the kernel allows it"),
+           fillcopy_huge),
     # --pages ignored (as fillcopy-ignores-pages), and the faults printed
     # 512 times fewer, as if each had mapped 2 MiB
     Mutant("fillcopy-ignores-pages-hides-faults", FILLCOPY,
@@ -582,7 +429,7 @@ MUTANTS = [
              "case 'p': (void)parse_choice(\"--pages\", optarg, page_names); break;"),
             ("mib_s, t.faults, page_names[huge],\n\t\t\t       passes);",
              'mib_s, t.faults / 512, "huge",\n\t\t\t       passes);')],
-           "fillcopy: --pages huge maps 2 MiB per fault where the kernel allows it"),
+           fillcopy_huge),
     # the fill and the copy go 20 times over the buffer, and print a
     # twentieth of the CPU time they took
     Mutant("fillcopy-slow-prints-less-cpu", FILLCOPY,
@@ -590,27 +437,181 @@ MUTANTS = [
              "for (size_t i = 0; i < (p == DUMP ? 1 : 20 * passes); i++)"),
             ("s->cpu_ns = thread_cpu_ns() - s->cpu_ns;",
              "s->cpu_ns = (thread_cpu_ns() - s->cpu_ns) / (p == DUMP ? 1 : 20);")],
-           "fillcopy: fill and copy speed within 3x the kit's"),
+           speed),
     # one pass timed and done, 40 times the CPU time printed
     Mutant("fillcopy-passes-once-prints-more-cpu", FILLCOPY,
            [("for (size_t i = 0; i < (p == DUMP ? 1 : passes); i++)", "for (size_t i = 0; i < 1; i++)"),
             ("s->cpu_ns = thread_cpu_ns() - s->cpu_ns;",
              "s->cpu_ns = (thread_cpu_ns() - s->cpu_ns) * (p == DUMP ? 1 : (int64_t)passes);")],
-           "fillcopy: --passes N goes N times over the buffer inside the timing"),
+           fillcopy_passes),
     # one pass timed, but mib_s still counts --passes of them
     Mutant("fillcopy-passes-once", FILLCOPY,
            [("for (size_t i = 0; i < (p == DUMP ? 1 : passes); i++)", "for (size_t i = 0; i < 1; i++)")],
-           "fillcopy: --passes N goes N times over the buffer inside the timing"),
+           fillcopy_passes),
     # the last repetition's store and copy rows are not printed
     Mutant("membw-pair-too-few", MEMBW,
            [("for (size_t r = 0; r < reps; r++) {\n\t\tfor (int op = 0; op < ops; op++) {\n\t\t\tstruct span t",
              "for (size_t r = 0; r + 1 < reps; r++) {\n\t\tfor (int op = 0; op < ops; op++) {\n\t\t\tstruct span t")],
-           "membw: --csv rows, -t threads, exit codes"),
+           membw),
     # -t only changes what the rows say: one thread does all the work
     Mutant("membw-ignores-t", MEMBW,
            [("nthreads = 1, reps = 5, passes = 1;", "nthreads = 1, reps = 5, passes = 1, asked = 1;"),
             ("case 't': nthreads = parse_count(\"-t\", optarg, 1, MAX_THREADS); break;",
              "case 't': asked = parse_count(\"-t\", optarg, 1, MAX_THREADS); break;"),
             ("printf(\"%zu,%s,%zu,%zu,%zu,%.6f,%.1f\\n\", nthreads,", "printf(\"%zu,%s,%zu,%zu,%zu,%.6f,%.1f\\n\", asked,")],
-           "membw: --csv rows, -t threads, exit codes"),
+           membw),
 ]
+
+
+# ------------------------------------------------------------------ helpers of the checks above
+
+def csv_rows(text, what, again):
+    rows = list(csv.DictReader(io.StringIO(text)))
+    if not rows or None in rows[0] or None in rows[0].values():
+        raise Fail(f"{what}: no CSV header and rows", again)
+    return rows
+
+
+def dumps(names):
+    """{K: name} of the names fillcopy-PID-K.dmp."""
+    return {int(m.group(1)): n for n in names if (m := re.fullmatch(r"fillcopy-\d+-(\d+)\.dmp", n))}
+
+
+def measured(g, prog, *args, **kw):
+    """Runs the student's prog under the grader's rusage helper: (its
+    Result, its page faults, its CPU seconds), as the kernel counted them
+    for it and the children it waited for, whatever it prints."""
+    helper = g.helper("rusage")
+    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the helper gets only its descriptor
+    try:
+        r = g.student(prog, log.fileno(), os.path.join(g.bin, prog), *args, path=helper,
+                      pass_fds=[log.fileno()], **kw)
+        log.seek(0)
+        line = log.read(200).split()
+    finally:
+        log.close()
+    if len(line) != 3:
+        g.ok(r, prog, f"bin/{prog} {' '.join(map(str, args))}")
+        raise Fail(f"{prog}'s page faults and CPU time could not be measured: the grader's helper was killed")
+    return r, int(line[0]) + int(line[1]), float(line[2])
+
+
+def first_line(err):
+    return err.decode("utf-8", "replace").strip().split("\n")[0][:200]
+
+
+# ------------------------------------------------------------------ fillcopy
+
+def dump_same(g, size, threads, files, *options):
+    """The kit's fillcopy and the student's, with these arguments and --keep
+    --verify; the student's leaves files files, file K of the length
+    slice() gives it and with the bytes of the kit's file K."""
+    g.fresh()
+    args = ["-s", size, "-t", threads, "-f", files, *options, "--keep", "--verify"]
+    again = f"mkdir d; bin/fillcopy {' '.join(map(str, args))} -d d; ls -l d"
+    expect(g.reference("fillcopy", *args, "-d", ".").status == 0, "the kit's fillcopy failed: ask your instructor")
+    r = g.student("fillcopy", *args, "-d", ".", timeout=10)
+    g.ok(r, "fillcopy", again)
+    part = size // files
+    want = [(k, size - k * part if k == files - 1 else part) for k in range(files)]
+    names = os.listdir(g.run)
+    mine = dumps(names)
+    got = sorted((k, len(g.read(n))) for k, n in mine.items())
+    if len(mine) != len(names) or got != want:
+        raise Fail(f"-s {size} -f {files}: files fillcopy-PID-K.dmp of SIZE/FILES bytes, the last one also the "
+                   f"remainder, expected; {size_differences(dict(want), dict(got), len(names) - len(mine))}",
+                   again)
+    theirs = dumps(os.listdir(g.ref))
+    for k in range(files):
+        with open(os.path.join(g.ref, theirs[k]), "rb") as f:
+            kit = f.read()
+        data = g.read(mine[k])
+        if data != kit:
+            at = next(i for i, (a, b) in enumerate(zip(kit, data)) if a != b)
+            raise Fail(f"file {k} is not slice {k} of the buffer: its byte {at} differs from the kit's fillcopy's "
+                       "with the same -s and -t\n(thread K seeds its generator with K + 1; a byte the fill skips "
+                       "stays 0)", again)
+
+
+def size_differences(want, got, others):
+    """The first files whose sizes differ, each as a pair (expected,
+    yours): want and got map K to the bytes of file K."""
+    def bytes_of(sizes, k):
+        return f"{sizes[k]} byte{'' if sizes[k] == 1 else 's'}" if k in sizes else "no file"
+
+    def delta(k):
+        if k in want and k in got and want[k] != got[k]:
+            n = got[k] - want[k]
+            return f" ({abs(n)} byte{'s' if abs(n) > 1 else ''} {'short' if n < 0 else 'over'})"
+        return ""
+    wrong = [k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
+    pairs = [f"file {k}: {bytes_of(want, k)} expected, yours {bytes_of(got, k)}{delta(k)}" for k in wrong[:3]]
+    more = [f"{len(wrong) - 3} more files that differ"] if len(wrong) > 3 else []
+    more += [f"{others} files of other names"] if others else []
+    # five lines at most: the report shows a failure's last six, the command to reproduce it last
+    return f"{len(wrong)} differ:\n  " + "\n  ".join(pairs) + ("\n  and " + ", and ".join(more) if more else "")
+
+
+def awkward(g, size, *divisors):
+    """size, made no multiple of any of divisors above 1: every cut has a remainder."""
+    while any(d > 1 and size % d == 0 for d in divisors):
+        size += 1
+    return size
+
+
+PAUSE_S = 1.0
+HUGE_SETTING = "/sys/kernel/mm/transparent_hugepage/enabled"
+FAULTS_BESIDES = 400    # a run's faults outside its buffers
+
+
+def fill_copy_faults(g, size, threads, pages):
+    args = ["-s", size, "-t", threads, "-f", 1, "--pages", pages, "--csv"]
+    again = f"bin/fillcopy {' '.join(map(str, args))}"
+    r, measured_faults, _ = measured(g, "fillcopy", *args, "-d", ".", timeout=20)
+    g.ok(r, "fillcopy", again)
+    try:
+        rows = {row["phase"]: row for row in csv_rows(r.text, "fillcopy --csv", again)}
+        faults = number(rows["fill"]["faults"]), number(rows["copy"]["faults"])
+    except KeyError:
+        raise Fail("no fill and copy rows with faults from fillcopy --csv", again) from None
+    expect(rows["fill"].get("pages") == pages, f"the pages column says {clean(rows['fill'].get('pages') or '')!r}, "
+           f"not {pages}", again)
+    # What it prints is checked against what the kernel counted for it: no
+    # more faults in the fill and copy than in the whole run.
+    expect(sum(faults) <= measured_faults, f"fillcopy printed {faults[0]:g} + {faults[1]:g} faults for the fill and "
+           f"copy, but the whole run faulted {measured_faults} times (counted by the grader)", again)
+    return r, measured_faults, again
+
+
+MANY = 200
+
+
+def fill_copy_cpu(result):
+    """cpu_s of the fill and the copy rows of fillcopy --csv, or None."""
+    try:
+        rows = {row["phase"]: number(row["cpu_s"]) for row in csv.DictReader(io.StringIO(result.text))}
+        return rows["fill"], rows["copy"]
+    except (Fail, KeyError, TypeError):
+        return None
+
+
+EXTRA_PASSES = 40
+
+
+def diff(cpu):
+    """What EXTRA_PASSES more passes cost: the best of the long runs less
+    the best of the short ones (cpu maps passes to CPU times)."""
+    return min(cpu[1 + EXTRA_PASSES]) - min(cpu[1])
+
+
+# ------------------------------------------------------------------ data/lab3*.csv
+
+def rate_ok(nbytes, wall, rate):
+    """mib_s is bytes / 2^20 / wall_s, allowing for the rounding of both to
+    the digits the programs print."""
+    mib = nbytes / 1048576
+    return abs(rate * wall - mib) <= 0.01 * mib + 6e-7 * rate + 0.06 * wall
+
+
+def whole(row, columns, positive=()):
+    return all(row[c] == int(row[c]) and row[c] >= (1 if c in positive else 0) for c in columns)

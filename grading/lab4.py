@@ -12,9 +12,10 @@ import resource
 import subprocess
 import tempfile
 
-from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, usage_refused
+from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
 
 LAB = 4
+STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
 QUESTIONS = {"Q4.1": 3, "Q4.2": 3, "Q4.3": 3, "Q4.4": 2, "Q4.5": 2, "Q4.6": 3, "Q4.7": 3, "Q4.8": 3,
              "Q4.9": 2}
 WRITERS_CSV = "data/lab4-writers.csv"
@@ -26,46 +27,6 @@ DATAGEN_NUMBERS = ["trial", "records", "exams_per_record", "buffer_records", "se
 COLUMNS = {DATAGEN_CSV: ["mode"] + DATAGEN_NUMBERS, WRITERS_CSV: ["strategy"] + WRITERS_NUMBERS}
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 DATAGEN_FILES = ("students.txt", "contacts.txt", "exams.txt", "grades.txt")
-
-
-def missing_dir(g, prog, *args):
-    """With -d naming a directory that does not exist, prog exits 1 with a
-    message naming the path."""
-    path = f"/nonexistent-{g.between(0, 32767)}"
-    r = g.student(prog, *args, "-d", path, timeout=5)
-    line = " ".join(map(str, args))
-    expect(r.status == 1 and path.encode() in r.err and not r.killed,
-           f"{prog} {line} -d {path} should exit 1 with a message naming {path} "
-           f"(got {r.killed or f'exit {r.status}'})", f"bin/{prog} {line} -d {path}; echo $?")
-
-
-def first_row(text, what, again):
-    rows = list(csv.reader(io.StringIO(text)))
-    if len(rows) < 2:
-        raise Fail(f"{what}: no header and row", again)
-    return rows[0], rows[1]
-
-
-def counting_threads(g, prog, *args, **kw):
-    """Runs the student's prog with the grader's threadcount shim preloaded:
-    (its Result, the threads it started with pthread_create()), counted by
-    the shim whatever the program prints."""
-    so = g.shim("threadcount")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: prog gets only its descriptor
-    try:
-        r = g.student(prog, *args, env={"LD_PRELOAD": so, "IOLAB_THREADS_FD": str(log.fileno())},
-                      ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()], **kw)
-        log.seek(0)
-        return r, log.read(1 << 16).count(b"thread\n")
-    finally:
-        log.close()
-
-
-# ------------------------------------------------------------------ pwriters
-
-def pwriters_files(names):
-    """{NUM: name} of the names pwriters.PID.NUM."""
-    return {m.group(1): n for n in names if (m := re.fullmatch(r"pwriters\.\d+\.(\d{4,})", n))}
 
 
 @check(4, "pwriters: every strategy writes the kit's bytes, --csv as the kit's", needs=["pwriters"])
@@ -133,9 +94,6 @@ def pwriters_cleanup_errors(g):
     missing_dir(g, "pwriters", "-F", 2, "-S", "1K")
 
 
-PAUSE_S = 1.0
-
-
 @check(1, "pwriters: wall_s is elapsed time, cpu_s CPU time", needs=["pwriters"])
 def pwriters_stopwatch(g):
     # The grader stops pwriters (SIGSTOP) for a second in the middle of its
@@ -161,16 +119,6 @@ def pwriters_stopwatch(g):
     expect(wall - cpu >= PAUSE_S / 2,
            f"stopped for {PAUSE_S:g} s while it wrote, pwriters reported wall_s {wall:g} s and cpu_s {cpu:g} s: "
            "wall_s must hold the time it was stopped (a stopwatch, CLOCK_MONOTONIC), cpu_s not", again)
-
-
-# ------------------------------------------------------------------ datagen
-
-def datagen_files(directory):
-    out = {}
-    for name in DATAGEN_FILES:
-        with open(os.path.join(directory, name), "rb") as f:
-            out[name] = f.read()
-    return out
 
 
 @check(3, "datagen: threaded and -z write the kit's bytes, per seed", needs=["datagen"])
@@ -223,107 +171,6 @@ def datagen_errors(g):
     missing_dir(g, "datagen", "-s", g.between(1, 50))
 
 
-# ------------------------------------------------------------------ data races
-
-TSAN_OPTIONS = "report_bugs=1 halt_on_error=0 exitcode=66"
-
-
-# What keeps ThreadSanitizer from seeing a program's memory accesses: a
-# no_sanitize (or no_sanitize_thread, disable_sanitizer_instrumentation)
-# attribute, or inline assembly, found in the student's own lines after
-# preprocessing, so that no macro hides it.
-UNSEEN = re.compile(r"\w*sanitiz\w*|\b(?:__)?asm(?:__)?\b")
-
-
-def unseen_by_tsan(g, src):
-    """The words in the student's src (its own lines, preprocessed as the
-    students' uid) that would hide accesses from ThreadSanitizer."""
-    limit = 4 << 20     # the kit's sources with glibc's headers: about 100 KB
-    with g._capture() as out:
-        proc = g.box.popen(["cc", "-E", "-std=c11", "-pthread", "-Icommon", src], cwd=g.build, binds=[g.build], cpu=30,
-                           stdout=out, stderr=subprocess.DEVNULL)
-        try:
-            proc.wait(timeout=g._within_check(30))
-        except subprocess.TimeoutExpired:
-            g.box.stop(proc)
-            raise Fail(f"preprocessing {src} took too long", f"cc -E {src}") from None
-        finally:
-            g.box.waited(proc)
-            g.box.end_processes()
-        out.seek(0)
-        text = out.read(limit + 1)
-    expect(proc.returncode == 0, f"{src} does not preprocess (cc -E fails)", f"cc -E -Icommon {src}")
-    expect(len(text) <= limit, f"{src} preprocesses to more than {limit >> 20} MiB", f"cc -E -Icommon {src} | wc -c")
-    own, mine = [], False
-    for line in text.decode("utf-8", "replace").splitlines():
-        marker = re.match(r'# \d+ "([^"]*)"', line)   # which file the lines below come from
-        if marker:
-            mine = os.path.normpath(marker.group(1)) == src
-        elif mine:
-            own.append(line)
-    return sorted(set(UNSEEN.findall("\n".join(own))))
-
-
-def tsan_build(g, *progs):
-    """progs built with ThreadSanitizer (the kit's Makefile's bin-tsan/,
-    -fsanitize=thread -g -O1) as the students' uid in the grading's build
-    directory, then copied where g.student runs them as PROG-tsan."""
-    progs = [p for p in progs if f"{p}-tsan" not in g.built]    # built once a grading
-    if not progs:
-        return
-    targets = [f"bin-tsan/{p}" for p in progs]
-    proc = g.box.popen(["make", "-s", *targets], cwd=g.build, binds=[g.build], cpu=120,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        out, _ = proc.communicate(timeout=g._within_check(120))
-    except subprocess.TimeoutExpired:
-        g.box.stop(proc)
-        raise Fail("building with ThreadSanitizer took too long", f"make {' '.join(targets)}") from None
-    finally:
-        g.box.waited(proc)
-        g.box.end_processes()
-    for p in progs:
-        built = os.path.join(g.build, "bin-tsan", p)
-        if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
-            raise Fail(f"make bin-tsan/{p} failed: " + clean(out[-400:]), f"make {' '.join(targets)}")
-        with open(built, "rb") as src, open(os.path.join(g.bin, f"{p}-tsan"), "xb") as dst:
-            dst.write(src.read())
-        g.box.share(os.path.join(g.bin, f"{p}-tsan"), 0o750)
-        g.built.add(f"{p}-tsan")
-
-
-def race_free(g, prog, args):
-    """Runs prog's ThreadSanitizer build: Fail on a data race it reports,
-    Skip where ThreadSanitizer cannot run on this host at all.
-    TSAN_OPTIONS in the environment wins over options a program compiles
-    in (__tsan_default_options). No address-space limit: the shadow memory
-    TSan reserves is terabytes it never touches; the inputs are small."""
-    line = " ".join(map(str, args))
-    again = f"make bin-tsan/{prog}; mkdir d; bin-tsan/{prog} {line} -d d"
-    r = g.student(f"{prog}-tsan", *args, "-d", ".", timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
-                  address_space=resource.RLIM_INFINITY)
-    at = r.err.find(b"WARNING: ThreadSanitizer")
-    if at < 0 and r.status != 0 and b"ThreadSanitizer" in r.err and not tsan_runs(g):
-        raise Skip(f"ThreadSanitizer cannot run on this host (the grader's own probe fails too): "
-                   f"{clean(r.err.decode('utf-8', 'replace').strip().splitlines()[0])[:160]}")
-    if at >= 0:
-        report = r.err[at:].decode("utf-8", "replace").split("\n")
-        summary = [x for x in report if x.startswith("SUMMARY: ThreadSanitizer")][:1]
-        raise Fail(f"{prog} {line}: ThreadSanitizer found a data race:\n  "
-                   + "\n  ".join(clean(x)[:160] for x in report[:3] + summary), again)
-    g.ok(r, f"{prog} (built with ThreadSanitizer)", again)
-
-
-def tsan_runs(g):
-    """Whether a ThreadSanitizer build runs here at all, contained as a
-    student's program is: the grader's grading/tsanprobe.c, built like a
-    shim (g._build) with -fsanitize=thread instead of -shared."""
-    probe = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [])
-    r = g.student("tsanprobe", path=probe, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
-                  address_space=resource.RLIM_INFINITY)
-    return r.status == 0 and not r.killed
-
-
 @check(2, "pwriters and datagen: no data race (ThreadSanitizer)", needs=["pwriters", "datagen"])
 def no_races(g):
     # A race shows when the threads happen to collide, in some runs and not
@@ -349,12 +196,6 @@ def no_races(g):
                              "--seed", g.between(1, 999999)]))
     for prog, args in runs:
         race_free(g, prog, args)
-
-
-# ------------------------------------------------------------------ data/lab4-*.csv
-
-def whole(row, columns, positive=()):
-    return all(row[c] == int(row[c]) and row[c] >= (1 if c in positive else 0) for c in columns)
 
 
 @check(2, "data/lab4-writers.csv: every configuration, plausible values, 3+ real trials")
@@ -480,46 +321,215 @@ MUTANTS = [
     Mutant("pwriters-pool-skips-last-file", PWRITERS,
            [("\tfor (size_t i = 0; i < n; i++) {\n\t\tpthread_mutex_lock(&q->lock);\n\t\tq->posted++;",
              "\tfor (size_t i = 0; i + 1 < n; i++) {\n\t\tpthread_mutex_lock(&q->lock);\n\t\tq->posted++;")],
-           "pwriters: every strategy writes the kit's bytes, --csv as the kit's"),
+           pwriters),
     # the test turned round: the files are removed only with --keep
     Mutant("pwriters-keeps-files", PWRITERS,
            [("if (!keep)\n\t\t\tcleanup_add(job.paths[i]);", "if (keep)\n\t\t\tcleanup_add(job.paths[i]);")],
-           "pwriters: files removed without --keep, exit codes"),
+           pwriters_cleanup_errors),
     # the source article's stopwatch: clock(), the CPU time of the process
     Mutant("pwriters-clock-stopwatch", PWRITERS,
            [("int64_t wall0 = now_ns(), cpu0", "int64_t wall0 = (int64_t)clock() * (1000000000 / CLOCKS_PER_SEC), cpu0"),
             ("ns_to_s(now_ns() - wall0)", "ns_to_s((int64_t)clock() * (1000000000 / CLOCKS_PER_SEC) - wall0)")],
-           "pwriters: wall_s is elapsed time, cpu_s CPU time"),
+           pwriters_stopwatch),
     # -z writes three of the four buffers
     Mutant("datagen-z-skips-a-file", DATAGEN,
            [("\t\t\tfor (int f = 0; f < NFILES; f++)\n\t\t\t\twrite_buffer(&writers[f]);",
              "\t\t\tfor (int f = 0; f < NFILES - 1; f++)\n\t\t\t\twrite_buffer(&writers[f]);")],
-           "datagen: threaded and -z write the kit's bytes, per seed"),
+           datagen),
     # the records cut into rounds of BUFFER lose the remainder: the last,
     # short round is never filled
     Mutant("datagen-drops-last-round", DATAGEN,
            [("done < records; done += buffer", "done + buffer <= records; done += buffer")],
-           "datagen: threaded and -z write the kit's bytes, per seed"),
+           datagen),
     # every strategy runs the sequential loop: right bytes, no threads
     Mutant("pwriters-all-sequential", PWRITERS,
            [("\tswitch (strategy) {\n\tcase SEQ:", "\tswitch (SEQ) {\n\tcase SEQ:")],
-           "pwriters: every strategy writes the kit's bytes, --csv as the kit's"),
+           pwriters),
     # threaded mode never starts its writers: main writes every buffer
     Mutant("datagen-no-writer-threads", DATAGEN,
            [("threaded && f < NFILES; f++) {", "0 && f < NFILES; f++) {"),
             ("if (threaded) {\n\t\t\twrite_round();", "if (0) {\n\t\t\twrite_round();"),
             ("\tif (threaded)\n\t\tstop_writers(NFILES);", "\tif (0)\n\t\tstop_writers(NFILES);")],
-           "datagen: threaded and -z write the kit's bytes, per seed"),
+           datagen),
     # a data race: the work item is taken after the queue's lock is released
     Mutant("pwriters-takes-outside-lock", PWRITERS,
            [("size_t num = queue.taken++;\n\t\tpthread_mutex_unlock(&queue.lock);",
              "pthread_mutex_unlock(&queue.lock);\n\t\tsize_t num = queue.taken++;")],
-           "pwriters and datagen: no data race (ThreadSanitizer)"),
+           no_races),
     # the same race, hidden from ThreadSanitizer by an attribute a macro spells
     Mutant("pwriters-race-hidden-from-tsan", PWRITERS,
            [("size_t num = queue.taken++;\n\t\tpthread_mutex_unlock(&queue.lock);",
              "pthread_mutex_unlock(&queue.lock);\n\t\tsize_t num = queue.taken++;"),
             ("static void *queue_thread(void *arg)",
              "#define HIDE(a, b) __attribute__((a ## b(\"thread\")))\nHIDE(no_, sanitize) static void *queue_thread(void *arg)")],
-           "pwriters and datagen: no data race (ThreadSanitizer)"),
+           no_races),
+    # every batch restarts the alphabet at the file's letter
+    Mutant("pwriters-alphabet-restarts", PWRITERS, [("job.pattern + (num + done) % 26", "job.pattern + num % 26")],
+           pwriters),
+    # -F 0 accepted: no files to write, and no usage error
+    Mutant("pwriters-accepts-no-files", PWRITERS,
+           [('parse_count("-F", optarg, 1, 10000)', 'parse_count("-F", optarg, 0, 10000)')], pwriters_cleanup_errors),
+    # --seed is parsed, but the generator is always seeded with 1
+    Mutant("datagen-ignores-seed", DATAGEN, [("rng_seed(&rng, seed);", "rng_seed(&rng, 1);")], datagen),
 ]
+
+
+# ------------------------------------------------------------------ helpers of the checks above
+
+def missing_dir(g, prog, *args):
+    """With -d naming a directory that does not exist, prog exits 1 with a
+    message naming the path."""
+    path = f"/nonexistent-{g.between(0, 32767)}"
+    r = g.student(prog, *args, "-d", path, timeout=5)
+    line = " ".join(map(str, args))
+    expect(r.status == 1 and path.encode() in r.err and not r.killed,
+           f"{prog} {line} -d {path} should exit 1 with a message naming {path} "
+           f"(got {r.killed or f'exit {r.status}'})", f"bin/{prog} {line} -d {path}; echo $?")
+
+
+def first_row(text, what, again):
+    rows = list(csv.reader(io.StringIO(text)))
+    if len(rows) < 2:
+        raise Fail(f"{what}: no header and row", again)
+    return rows[0], rows[1]
+
+
+def counting_threads(g, prog, *args, **kw):
+    """Runs the student's prog with the grader's threadcount shim preloaded:
+    (its Result, the threads it started with pthread_create()), counted by
+    the shim whatever the program prints."""
+    so = g.shim("threadcount")
+    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: prog gets only its descriptor
+    try:
+        r = g.student(prog, *args, env={"LD_PRELOAD": so, "IOLAB_THREADS_FD": str(log.fileno())},
+                      ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()], **kw)
+        log.seek(0)
+        return r, log.read(1 << 16).count(b"thread\n")
+    finally:
+        log.close()
+
+
+# ------------------------------------------------------------------ pwriters
+
+def pwriters_files(names):
+    """{NUM: name} of the names pwriters.PID.NUM."""
+    return {m.group(1): n for n in names if (m := re.fullmatch(r"pwriters\.\d+\.(\d{4,})", n))}
+
+
+PAUSE_S = 1.0
+
+
+# ------------------------------------------------------------------ datagen
+
+def datagen_files(directory):
+    out = {}
+    for name in DATAGEN_FILES:
+        with open(os.path.join(directory, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
+# ------------------------------------------------------------------ data races
+
+TSAN_OPTIONS = "report_bugs=1 halt_on_error=0 exitcode=66"
+
+# What keeps ThreadSanitizer from seeing a program's memory accesses: a
+# no_sanitize (or no_sanitize_thread, disable_sanitizer_instrumentation)
+# attribute, or inline assembly, found in the student's own lines after
+# preprocessing, so that no macro hides it.
+UNSEEN = re.compile(r"\w*sanitiz\w*|\b(?:__)?asm(?:__)?\b")
+
+
+def unseen_by_tsan(g, src):
+    """The words in the student's src (its own lines, preprocessed as the
+    students' uid) that would hide accesses from ThreadSanitizer."""
+    limit = 4 << 20     # the kit's sources with glibc's headers: about 100 KB
+    with g._capture() as out:
+        proc = g.box.popen(["cc", "-E", "-std=c11", "-pthread", "-Icommon", src], cwd=g.build, binds=[g.build], cpu=30,
+                           stdout=out, stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=g._within_check(30))
+        except subprocess.TimeoutExpired:
+            g.box.stop(proc)
+            raise Fail(f"preprocessing {src} took too long", f"cc -E {src}") from None
+        finally:
+            g.box.waited(proc)
+            g.box.end_processes()
+        out.seek(0)
+        text = out.read(limit + 1)
+    expect(proc.returncode == 0, f"{src} does not preprocess (cc -E fails)", f"cc -E -Icommon {src}")
+    expect(len(text) <= limit, f"{src} preprocesses to more than {limit >> 20} MiB", f"cc -E -Icommon {src} | wc -c")
+    own, mine = [], False
+    for line in text.decode("utf-8", "replace").splitlines():
+        marker = re.match(r'# \d+ "([^"]*)"', line)   # which file the lines below come from
+        if marker:
+            mine = os.path.normpath(marker.group(1)) == src
+        elif mine:
+            own.append(line)
+    return sorted(set(UNSEEN.findall("\n".join(own))))
+
+
+def tsan_build(g, *progs):
+    """progs built with ThreadSanitizer (the kit's Makefile's bin-tsan/,
+    -fsanitize=thread -g -O1) as the students' uid in the grading's build
+    directory, then copied where g.student runs them as PROG-tsan."""
+    progs = [p for p in progs if f"{p}-tsan" not in g.built]    # built once a grading
+    if not progs:
+        return
+    targets = [f"bin-tsan/{p}" for p in progs]
+    proc = g.box.popen(["make", "-s", *targets], cwd=g.build, binds=[g.build], cpu=120,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=g._within_check(120))
+    except subprocess.TimeoutExpired:
+        g.box.stop(proc)
+        raise Fail("building with ThreadSanitizer took too long", f"make {' '.join(targets)}") from None
+    finally:
+        g.box.waited(proc)
+        g.box.end_processes()
+    for p in progs:
+        built = os.path.join(g.build, "bin-tsan", p)
+        if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
+            raise Fail(f"make bin-tsan/{p} failed: " + clean(out[-400:]), f"make {' '.join(targets)}")
+        with open(built, "rb") as src, open(os.path.join(g.bin, f"{p}-tsan"), "xb") as dst:
+            dst.write(src.read())
+        g.box.share(os.path.join(g.bin, f"{p}-tsan"), 0o750)
+        g.built.add(f"{p}-tsan")
+
+
+def race_free(g, prog, args):
+    """Runs prog's ThreadSanitizer build: Fail on a data race it reports,
+    Skip where ThreadSanitizer cannot run on this host at all.
+    TSAN_OPTIONS in the environment wins over options a program compiles
+    in (__tsan_default_options). No address-space limit: the shadow memory
+    TSan reserves is terabytes it never touches; the inputs are small."""
+    line = " ".join(map(str, args))
+    again = f"make bin-tsan/{prog}; mkdir d; bin-tsan/{prog} {line} -d d"
+    r = g.student(f"{prog}-tsan", *args, "-d", ".", timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
+                  address_space=resource.RLIM_INFINITY)
+    at = r.err.find(b"WARNING: ThreadSanitizer")
+    if at < 0 and r.status != 0 and b"ThreadSanitizer" in r.err and not tsan_runs(g):
+        raise Skip(f"ThreadSanitizer cannot run on this host (the grader's own probe fails too): "
+                   f"{clean(r.err.decode('utf-8', 'replace').strip().splitlines()[0])[:160]}")
+    if at >= 0:
+        report = r.err[at:].decode("utf-8", "replace").split("\n")
+        summary = [x for x in report if x.startswith("SUMMARY: ThreadSanitizer")][:1]
+        raise Fail(f"{prog} {line}: ThreadSanitizer found a data race:\n  "
+                   + "\n  ".join(clean(x)[:160] for x in report[:3] + summary), again)
+    g.ok(r, f"{prog} (built with ThreadSanitizer)", again)
+
+
+def tsan_runs(g):
+    """Whether a ThreadSanitizer build runs here at all, contained as a
+    student's program is: the grader's grading/tsanprobe.c, built like a
+    shim (g._build) with -fsanitize=thread instead of -shared."""
+    probe = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [])
+    r = g.student("tsanprobe", path=probe, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
+                  address_space=resource.RLIM_INFINITY)
+    return r.status == 0 and not r.killed
+
+
+# ------------------------------------------------------------------ data/lab4-*.csv
+
+def whole(row, columns, positive=()):
+    return all(row[c] == int(row[c]) and row[c] >= (1 if c in positive else 0) for c in columns)

@@ -27,9 +27,10 @@ import os
 import re
 import tempfile
 
-from gradelib import Fail, Mutant, check, expect, median, number
+from gradelib import Fail, Mutant, check, expect, median, number, standard
 
 LAB = 5
+STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
 QUESTIONS = {"Q5.1": 3, "Q5.2": 4, "Q5.3": 4, "Q5.4": 4, "Q5.5": 3, "Q5.6": 4, "Q5.7": 3, "Q5.8": 2,
              "Q5.9": 3, "Q5.10": 4, "Q5.11": 3, "Q5.12": 3}
 LAB5_CSV = "data/lab5.csv"
@@ -46,47 +47,6 @@ DEPTH_NUMBERS = ["trial", "ios", "bytes", "iops", "iodepth", "jobs", "max_in_fli
 COLUMNS = {LAB5_CSV: ["experiment", "series", "op", "sync"] + NUMBERS,
            DEPTH_CSV: ["experiment", "seed", "data_sum"] + DEPTH_NUMBERS}
 DIO_ALIGN = 512     # the shim's O_DIRECT alignment: every block device's at least
-
-
-def shimmed(g, seed=None):
-    """preload and env for a run under grading/ioclock.c."""
-    env = {"IOLAB_DIO_ALIGN": str(DIO_ALIGN)}
-    if seed is not None:
-        env["IOLAB_CLOCK_SEED"] = str(seed)
-    return dict(preload=g.shim("ioclock"), env=env)
-
-
-def csv_rows(result, whose):
-    """iopattern --csv's rows as lists of strings; Fail unless the header
-    is the kit's and every row has its columns."""
-    lines = result.text.splitlines()
-    expect(lines and lines[0].split(",") == HEADER, f"{whose} CSV header is not the kit's:\n  {HEADER_LINE}")
-    rows = [line.split(",") for line in lines[1:]]
-    for n, row in enumerate(rows, start=1):
-        expect(len(row) == len(HEADER), f"{whose} CSV row {n}: {len(row)} fields, not {len(HEADER)}")
-    return rows
-
-
-def column(rows, name):
-    return [row[HEADER.index(name)] for row in rows]
-
-
-def gone(g, name):
-    """name is no longer in the run directory (iopattern removes its file)."""
-    return not os.path.lexists(os.path.join(g.run, name))
-
-
-def kit_and_student(g, args, reproduce, timeout=20, **kw):
-    """iopattern --csv ARGS f.dat by the kit, then by the student, each in
-    its own directory: (the kit's result, the student's), the student's
-    having exited 0 and removed f.dat."""
-    theirs = g.reference("iopattern", "--csv", *args, "f.dat", **kw)
-    expect(theirs.status == 0, f"the kit's iopattern failed here: {theirs.why('iopattern')}: ask your instructor",
-           reproduce)
-    mine = g.student("iopattern", "--csv", *args, "f.dat", timeout=timeout, **kw)
-    g.ok(mine, "iopattern", reproduce)
-    expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
-    return theirs, mine
 
 
 # ------------------------------------------------------------------ --print-offsets
@@ -190,44 +150,6 @@ def csv_same(g):
         same_rows(g, args, g.between(0, 999999))
 
 
-def first_difference(want, got, skip=()):
-    """The first column where the rows got differ from want, outside the
-    columns skip, and the difference in words; (None, None) where they agree."""
-    if len(got) != len(want):
-        return "trial", f"{len(got)} rows, the kit's {len(want)}"
-    for n, (w, m) in enumerate(zip(want, got), start=1):
-        for name, a, b in zip(HEADER, w, m):
-            if a != b and name not in skip:
-                return name, f"row {n}, {name}: yours {b}, the kit's {a}"
-    return None, None
-
-
-def same_rows(g, args, clock):
-    """The student's iopattern --csv ARGS prints the kit's rows, both timed
-    by the grader's clock: every column but cpu_s, and cached_pct as the
-    kit's, and moves as many bytes as the kit's by read and write calls."""
-    reproduce = f"bin/iopattern {' '.join(args)} --csv f.dat"
-    theirs, mine = kit_and_student(g, args, reproduce, **shimmed(g, clock))
-    # The bytes moved by read and write calls, filling the file included,
-    # within 4 KiB (the loader's reads, the lengths of printed numbers).
-    for counter in ("rchar", "wchar"):
-        t, m = (theirs.io or {}).get(counter), (mine.io or {}).get(counter)
-        if not t or m is None:
-            continue    # no I/O accounting in this kernel
-        expect(abs(m - t) <= 4096, f"read and write calls moved {counter}={m} bytes (/proc/PID/io), the kit's "
-               f"{t}: is every I/O whole, and the file filled before the trials?", reproduce)
-    want, got = csv_rows(theirs, "the kit's"), csv_rows(mine, "your")
-    name, diff = first_difference(want, got, skip=("cpu_s", "cached_pct"))
-    if diff:
-        raise Fail(diff + ("" if name in CONDITIONS else
-                           " (the grader's clock gives every I/O a latency drawn from its offset, the same in "
-                           "both runs: are the right I/Os timed, one latency each, and the statistics computed "
-                           "as the kit's?)"), reproduce)
-    if sorted(set(column(got, "cached_pct"))) != sorted(set(column(want, "cached_pct"))):
-        raise Fail(f"cached_pct {' '.join(column(got, 'cached_pct'))} where the kit's says "
-                   f"{' '.join(column(want, 'cached_pct'))}", reproduce)
-
-
 # ------------------------------------------------------------------ --cold and --direct
 
 @check(2, "iopattern: --cold and --direct as the kit's on this file system", needs=["iopattern"])
@@ -264,41 +186,6 @@ def cold_direct(g):
     expect(column(got, "cached_pct") == column(want, "cached_pct"),
            f"--direct writes: cached_pct {' '.join(column(got, 'cached_pct'))} where the kit's says "
            f"{' '.join(column(want, 'cached_pct'))}: is the file written with O_DIRECT?", reproduce)
-
-
-# ------------------------------------------------------------------ several I/Os in flight
-
-def in_flight(g, args, reproduce, meet=0, **kw):
-    """The student's iopattern --csv ARGS f.dat under grading/inflight.c:
-    (its CSV rows, the most requests one io_uring submission carried, the
-    most threads inside pread/pwrite at once)."""
-    so = g.shim("inflight")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the student's program gets only its descriptor
-    env = {"LD_PRELOAD": so, "IOLAB_INFLIGHT_FD": str(log.fileno()), "IOLAB_INFLIGHT_MEET": str(meet)}
-    r = g.student("iopattern", "--csv", *args, "f.dat", timeout=20, env=env, ro_binds=[os.path.dirname(so)],
-                  pass_fds=[log.fileno()], **kw)
-    g.ok(r, "iopattern", reproduce)
-    expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
-    log.seek(0)
-    seen = {"submit": 0, "together": 0}
-    for line in log.read(1 << 20).decode("ascii", "replace").splitlines():
-        what, k = (line.split() + ["", ""])[:2]
-        if what in seen and k.isdigit():
-            seen[what] = max(seen[what], int(k))
-    log.close()
-    return csv_rows(r, "your"), seen["submit"], seen["together"]
-
-
-def same_data(want, got, reproduce, what):
-    """got's rows say they moved want's bytes and read want's data."""
-    expect(len(got) == len(want), f"{what}: {len(got)} rows, the kit's {len(want)}", reproduce)
-    for n, (w, m) in enumerate(zip(want, got), start=1):
-        for name in ("ios", "bytes", "data_sum"):
-            a, b = w[HEADER.index(name)], m[HEADER.index(name)]
-            expect(a == b, f"{what}: row {n}, {name}: yours {b}, the kit's {a}" +
-                   (" (the sum of the first 8 bytes each I/O read: does every request read into its own "
-                    "buffer, and is each completion's buffer the one its request used?)"
-                    if name == "data_sum" else ""), reproduce)
 
 
 # Random 4 KiB reads of a small cached file, D requests queued at once. The
@@ -406,16 +293,6 @@ def measure(g):
            "of the kit's: does the timing cover the I/Os, and only them?", reproduce)
 
 
-# ------------------------------------------------------------------ data/lab5.csv
-
-EXPERIMENTS = ("read-size", "write-size", "read-stride", "write-stride", "random-read", "random-write")
-
-
-def off(a, b):
-    """a differs from b by more than the CSV's rounding."""
-    return (a - b) ** 2 > (1e-4 * b) ** 2 + 1e-18
-
-
 @check(2, "data/lab5.csv: six experiments, consistent rows, 3+ real trials")
 def data_plausible(g):
     rows = g.rows(LAB5_CSV, NUMBERS, lab=5)
@@ -465,15 +342,6 @@ def data_plausible(g):
     expect(not missing, f"no rows of the experiment {', '.join(missing)}", again)
 
 
-# Trends that hold wherever a device is under the file, whatever the device
-# and the load: checked only when the data show one (cached reads found the
-# file in the page cache and --cold emptied it). On a tmpfs everything is
-# memory; on ZFS the ARC, which mincore cannot see, serves every read. The
-# data decide by their rows on the whole (3 in 4 of each side), so that no
-# one cell switches the check off; when it is off, the report says why.
-DEVICE_SHARE = 0.75
-
-
 @check(2, "data/lab5.csv: cache, O_DIRECT and fsync trends where a device is underneath")
 def data_trends(g):
     rows = g.rows(LAB5_CSV, NUMBERS, lab=5)
@@ -502,22 +370,6 @@ def data_trends(g):
     c, e = point("write-size", "cached", 4096), point("write-size", "fsync-each", 4096)
     expect(c >= 3 * e, f"write-size at 4 KiB: cached {c:.4g} bytes/ns is not 3x fsync-each {e:.4g}: an fsync per "
            "write waits for the device", again)
-
-
-# The depths and thread counts labs/5-patterns/lab5.sh measures, by scale.
-DEPTHS = {"tiny": ([1, 4, 32], [1, 2]), "quick": ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8]),
-          "full": ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8])}
-
-
-# Little's law: iops x lat_mean_us / 1e6 = the sum of the I/Os' latencies over
-# the trial's wall time = how many were in flight on average, which cannot
-# exceed the most at once. iopattern times every latency inside the trial's
-# wall time (io_uring: from its submission round to its completion seen;
-# threads: back to back within each thread), so the product is at most
-# max_in_flight (io_uring) or jobs (threads) up to the CSV's rounding: iops
-# has 6 significant digits, lat_mean_us 3 decimals. 2% slack covers that
-# with a wide margin and no more; a product over it was not measured so.
-LITTLE_SLACK = 1.02
 
 
 @check(2, "data/lab5-depth.csv: the lab's depths and threads, Little's law, the same data")
@@ -557,44 +409,44 @@ MUTANTS = [
     # the buffer from malloc(): not aligned for O_DIRECT (EINVAL on a disk)
     Mutant("iopattern-malloc-buffer", PAGECACHE,
            [("bufs[i] = region + i * step;", "bufs[i] = malloc(io);")],
-           "iopattern: --cold and --direct as the kit's on this file system"),
+           cold_direct),
     # random offsets from the C library's one shared rand(), not the seeded generator
     Mutant("iopattern-shared-rand", IOPATTERN,
            [("? rng_below(r, slots) * c->io", "? (uint64_t)rand() % slots * c->io + 0 * rng_next(r)")],
-           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+           offsets),
     # random offsets drawn from one slot too many: the last I/O can end past the file
     Mutant("iopattern-random-past-end", IOPATTERN,
            [("? rng_below(r, slots) * c->io", "? rng_below(r, slots + 1) * c->io")],
-           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+           offsets),
     # random offsets at any byte, not at multiples of the I/O size
     Mutant("iopattern-random-unaligned", IOPATTERN,
            [("? rng_below(r, slots) * c->io", "? rng_below(r, c->file - c->io + 1)")],
-           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+           offsets),
     # the stride counted from one I/O's end to the next's start: one block too far
     Mutant("iopattern-stride-plus-block", IOPATTERN,
            [(": (i % slots) * c->stride;", ": (i % slots) * (c->stride + c->io);")],
-           "iopattern: --print-offsets as the kit's for seq, stride and random"),
+           offsets),
     # --cold without posix_fadvise(DONTNEED): nothing is dropped
     Mutant("iopattern-cold-keeps-cache", PAGECACHE,
            [("err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);", "err = 0;")],
-           "iopattern: --cold and --direct as the kit's on this file system"),
+           cold_direct),
     # percentiles one rank too high: p50 is the next latency up, p99 often the maximum
     Mutant("iopattern-percentile-rank", REPORT,
            [("return x[rank > 0 ? rank - 1 : 0];", "return x[rank < n ? rank : n - 1];")],
-           "iopattern: CSV rows, statistics and bytes moved as the kit's"),
+           csv_same),
     # --iodepth keeps one request in flight: the queue refilled only once empty
     Mutant("iopattern-ring-one-in-flight", IOPATTERN,
            [("for (; n_idle > 0 && next < c->ios;", "for (; in_flight == 0 && n_idle > 0 && next < c->ios;")],
-           "iopattern --iodepth: N requests in flight, same data"),
+           iodepth),
     # the same, reporting max_in_flight as the depth asked for
     Mutant("iopattern-ring-one-in-flight-lying", IOPATTERN,
            [("for (; n_idle > 0 && next < c->ios;", "for (; in_flight == 0 && n_idle > 0 && next < c->ios;"),
             ("if (in_flight > *most)\n\t\t\t*most = in_flight;", "*most = (unsigned)c->depth;")],
-           "iopattern --iodepth: N requests in flight, same data"),
+           iodepth),
     # every read request into slot 0's buffer: completions summed from the wrong buffers
     Mutant("iopattern-ring-one-buffer", IOPATTERN,
            [("io_uring_prep_read(sqe, fd, bufs[slot],", "io_uring_prep_read(sqe, fd, bufs[0],")],
-           "iopattern --iodepth: N requests in flight, same data"),
+           iodepth),
     # each thread joined right after it is created: the threads run one after another
     Mutant("iopattern-jobs-one-after-another", IOPATTERN,
            [("if (j > 0 && (err = pthread_join(s[j].thread, NULL)) != 0)",
@@ -602,10 +454,159 @@ MUTANTS = [
             ("if (j > 0 && (err = pthread_create(&s[j].thread, NULL, run_share, &s[j])) != 0)",
              "if (j > 0 && ((err = pthread_create(&s[j].thread, NULL, run_share, &s[j])) != 0\n"
              "\t\t\t      || (err = pthread_join(s[j].thread, NULL)) != 0))")],
-           "iopattern --jobs: N threads, same data"),
+           jobs),
     # io_uring refused: silently one pread at a time instead
     Mutant("iopattern-ring-refusal-ignored", IOPATTERN,
            [("\t\tif (err != 0)\n\t\t\tdie(\"--iodepth needs io_uring",
              "\t\tif (err != 0 && (c.depth = 0) != 0)\n\t\t\tdie(\"--iodepth needs io_uring")],
-           "iopattern --iodepth, io_uring refused: one line, exit 1, no file"),
+           refused),
 ]
+
+
+# ------------------------------------------------------------------ helpers of the checks above
+
+def shimmed(g, seed=None):
+    """preload and env for a run under grading/ioclock.c."""
+    env = {"IOLAB_DIO_ALIGN": str(DIO_ALIGN)}
+    if seed is not None:
+        env["IOLAB_CLOCK_SEED"] = str(seed)
+    return dict(preload=g.shim("ioclock"), env=env)
+
+
+def csv_rows(result, whose):
+    """iopattern --csv's rows as lists of strings; Fail unless the header
+    is the kit's and every row has its columns."""
+    lines = result.text.splitlines()
+    expect(lines and lines[0].split(",") == HEADER, f"{whose} CSV header is not the kit's:\n  {HEADER_LINE}")
+    rows = [line.split(",") for line in lines[1:]]
+    for n, row in enumerate(rows, start=1):
+        expect(len(row) == len(HEADER), f"{whose} CSV row {n}: {len(row)} fields, not {len(HEADER)}")
+    return rows
+
+
+def column(rows, name):
+    return [row[HEADER.index(name)] for row in rows]
+
+
+def gone(g, name):
+    """name is no longer in the run directory (iopattern removes its file)."""
+    return not os.path.lexists(os.path.join(g.run, name))
+
+
+def kit_and_student(g, args, reproduce, timeout=20, **kw):
+    """iopattern --csv ARGS f.dat by the kit, then by the student, each in
+    its own directory: (the kit's result, the student's), the student's
+    having exited 0 and removed f.dat."""
+    theirs = g.reference("iopattern", "--csv", *args, "f.dat", **kw)
+    expect(theirs.status == 0, f"the kit's iopattern failed here: {theirs.why('iopattern')}: ask your instructor",
+           reproduce)
+    mine = g.student("iopattern", "--csv", *args, "f.dat", timeout=timeout, **kw)
+    g.ok(mine, "iopattern", reproduce)
+    expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
+    return theirs, mine
+
+
+def first_difference(want, got, skip=()):
+    """The first column where the rows got differ from want, outside the
+    columns skip, and the difference in words; (None, None) where they agree."""
+    if len(got) != len(want):
+        return "trial", f"{len(got)} rows, the kit's {len(want)}"
+    for n, (w, m) in enumerate(zip(want, got), start=1):
+        for name, a, b in zip(HEADER, w, m):
+            if a != b and name not in skip:
+                return name, f"row {n}, {name}: yours {b}, the kit's {a}"
+    return None, None
+
+
+def same_rows(g, args, clock):
+    """The student's iopattern --csv ARGS prints the kit's rows, both timed
+    by the grader's clock: every column but cpu_s, and cached_pct as the
+    kit's, and moves as many bytes as the kit's by read and write calls."""
+    reproduce = f"bin/iopattern {' '.join(args)} --csv f.dat"
+    theirs, mine = kit_and_student(g, args, reproduce, **shimmed(g, clock))
+    # The bytes moved by read and write calls, filling the file included,
+    # within 4 KiB (the loader's reads, the lengths of printed numbers).
+    for counter in ("rchar", "wchar"):
+        t, m = (theirs.io or {}).get(counter), (mine.io or {}).get(counter)
+        if not t or m is None:
+            continue    # no I/O accounting in this kernel
+        expect(abs(m - t) <= 4096, f"read and write calls moved {counter}={m} bytes (/proc/PID/io), the kit's "
+               f"{t}: is every I/O whole, and the file filled before the trials?", reproduce)
+    want, got = csv_rows(theirs, "the kit's"), csv_rows(mine, "your")
+    name, diff = first_difference(want, got, skip=("cpu_s", "cached_pct"))
+    if diff:
+        raise Fail(diff + ("" if name in CONDITIONS else
+                           " (the grader's clock gives every I/O a latency drawn from its offset, the same in "
+                           "both runs: are the right I/Os timed, one latency each, and the statistics computed "
+                           "as the kit's?)"), reproduce)
+    if sorted(set(column(got, "cached_pct"))) != sorted(set(column(want, "cached_pct"))):
+        raise Fail(f"cached_pct {' '.join(column(got, 'cached_pct'))} where the kit's says "
+                   f"{' '.join(column(want, 'cached_pct'))}", reproduce)
+
+
+# ------------------------------------------------------------------ several I/Os in flight
+
+def in_flight(g, args, reproduce, meet=0, **kw):
+    """The student's iopattern --csv ARGS f.dat under grading/inflight.c:
+    (its CSV rows, the most requests one io_uring submission carried, the
+    most threads inside pread/pwrite at once)."""
+    so = g.shim("inflight")
+    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the student's program gets only its descriptor
+    env = {"LD_PRELOAD": so, "IOLAB_INFLIGHT_FD": str(log.fileno()), "IOLAB_INFLIGHT_MEET": str(meet)}
+    r = g.student("iopattern", "--csv", *args, "f.dat", timeout=20, env=env, ro_binds=[os.path.dirname(so)],
+                  pass_fds=[log.fileno()], **kw)
+    g.ok(r, "iopattern", reproduce)
+    expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
+    log.seek(0)
+    seen = {"submit": 0, "together": 0}
+    for line in log.read(1 << 20).decode("ascii", "replace").splitlines():
+        what, k = (line.split() + ["", ""])[:2]
+        if what in seen and k.isdigit():
+            seen[what] = max(seen[what], int(k))
+    log.close()
+    return csv_rows(r, "your"), seen["submit"], seen["together"]
+
+
+def same_data(want, got, reproduce, what):
+    """got's rows say they moved want's bytes and read want's data."""
+    expect(len(got) == len(want), f"{what}: {len(got)} rows, the kit's {len(want)}", reproduce)
+    for n, (w, m) in enumerate(zip(want, got), start=1):
+        for name in ("ios", "bytes", "data_sum"):
+            a, b = w[HEADER.index(name)], m[HEADER.index(name)]
+            expect(a == b, f"{what}: row {n}, {name}: yours {b}, the kit's {a}" +
+                   (" (the sum of the first 8 bytes each I/O read: does every request read into its own "
+                    "buffer, and is each completion's buffer the one its request used?)"
+                    if name == "data_sum" else ""), reproduce)
+
+
+# ------------------------------------------------------------------ data/lab5.csv
+
+EXPERIMENTS = ("read-size", "write-size", "read-stride", "write-stride", "random-read", "random-write")
+
+
+def off(a, b):
+    """a differs from b by more than the CSV's rounding."""
+    return (a - b) ** 2 > (1e-4 * b) ** 2 + 1e-18
+
+
+# Trends that hold wherever a device is under the file, whatever the device
+# and the load: checked only when the data show one (cached reads found the
+# file in the page cache and --cold emptied it). On a tmpfs everything is
+# memory; on ZFS the ARC, which mincore cannot see, serves every read. The
+# data decide by their rows on the whole (3 in 4 of each side), so that no
+# one cell switches the check off; when it is off, the report says why.
+DEVICE_SHARE = 0.75
+
+# The depths and thread counts labs/5-patterns/lab5.sh measures, by scale.
+DEPTHS = {"tiny": ([1, 4, 32], [1, 2]), "quick": ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8]),
+          "full": ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8])}
+
+# Little's law: iops x lat_mean_us / 1e6 = the sum of the I/Os' latencies over
+# the trial's wall time = how many were in flight on average, which cannot
+# exceed the most at once. iopattern times every latency inside the trial's
+# wall time (io_uring: from its submission round to its completion seen;
+# threads: back to back within each thread), so the product is at most
+# max_in_flight (io_uring) or jobs (threads) up to the CSV's rounding: iops
+# has 6 significant digits, lat_mean_us 3 decimals. 2% slack covers that
+# with a wide margin and no more; a product over it was not measured so.
+LITTLE_SLACK = 1.02

@@ -10,9 +10,10 @@ import subprocess
 import sys
 import tempfile
 
-from gradelib import KIT, Fail, Mutant, check, expect, median, usage_refused
+from gradelib import KIT, Fail, Mutant, check, expect, median, standard, usage_refused
 
 LAB = 6
+STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
 QUESTIONS = {"Q6.1": 2, "Q6.2": 3, "Q6.3": 2, "Q6.4": 3, "Q6.5": 2, "Q6.6": 2}
 STATES_CSV = "data/lab6-states.csv"
 COST_CSV = "data/lab6-cost.csv"
@@ -23,24 +24,6 @@ COLUMNS = {STATES_CSV: ["strategy", "model", "first_broken_after_call"] + STATES
 STRATEGIES = ("inplace", "fflush", "rename", "fsync-rename", "safe", "log")
 MODELS = ("posix", "ext4-ordered", "ext4-auto_da_alloc")
 CRASHSTATES = os.path.join(KIT, "labs", "6-fsync", "crashstates.py")
-
-
-def old_document(g, strategy, n, gen):
-    """What the file holds before generation gen is saved (the kit's saver's
-    generations before it), and what it must hold after."""
-    path = os.path.join(g.ref, "doc.kv")
-    for i in range(1, gen + 1) if strategy == "log" else (gen - 1, gen):
-        if strategy != "log" and os.path.exists(path):
-            os.unlink(path)
-        expect(g.reference("saver", "-s", strategy, "-n", n, "-g", i, "doc.kv").status == 0,
-               "the kit's saver failed: ask your instructor")
-        with open(path, "rb") as f:
-            if i == gen - 1:
-                before = f.read()
-            else:
-                after = f.read()
-    os.unlink(path)
-    return before, after
 
 
 @check(3, "saver: every strategy writes the kit's bytes, and no temporary file is left", needs=["saver"])
@@ -62,40 +45,6 @@ def saver_bytes(g):
     usage_refused(g, "saver", "-s", "fsync-everything", "x")
     usage_refused(g, "saver", "-n", 0, "x")
     usage_refused(g, "saver", "x", "y")
-
-
-def crash_states(g, strategy, n, gen, models=MODELS, readable=False):
-    """The student's saver -s strategy saving generation gen over gen-1,
-    recorded; then the kit's crashstates on that log under models: its
-    CSV rows as dicts (readable: its report, for a failure's message)."""
-    g.fresh()
-    before, _ = old_document(g, strategy, n, gen)
-    g.put("doc.kv", before)
-    so = g.shim("fsrecord", source="common/fsrecord.c")   # the kit's recorder, built once
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the saver gets only its descriptor
-    again = f"bin/saver -s {strategy} -n {n} -g {gen} doc.kv, recorded: see the handout's Lab 6 steps"
-    r = g.student("saver", "-s", strategy, "-n", n, "-g", gen, "doc.kv", timeout=10,
-                  env={"LD_PRELOAD": so, "FSRECORD_FD": str(log.fileno())},
-                  ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()])
-    g.ok(r, "saver", again)
-    log.seek(0)
-    path = os.path.join(g.ref, "calls.log")
-    with open(path, "wb") as f:
-        f.write(log.read(1 << 26))
-    args = [sys.executable, "-I", "-B", CRASHSTATES, "--model", ",".join(models), "--scratch", g.ref,
-            "--check", f"{os.path.join(KIT, 'bin', 'saver')} --verify -s {strategy} -n {n} -g {gen} doc.kv",
-            *([] if readable else ["--csv"]), path]
-    try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=g._within_check(100))
-    except subprocess.TimeoutExpired:
-        raise Fail("crashstates took too long on your saver's calls", again) from None
-    if p.returncode != 0:
-        raise Fail(f"crashstates on your saver's calls: {p.stderr.strip()}", again)
-    if readable:
-        return p.stdout
-    lines = p.stdout.splitlines()
-    header = lines[0].split(",")
-    return [dict(zip(header, line.split(","))) for line in lines[1:]]
 
 
 @check(5, "saver -s safe: no broken crash state under any model", needs=["saver"], timeout=180)
@@ -190,27 +139,80 @@ def cost_data(g):
 
 
 SAVER = "labs/6-fsync/saver.c"
-SAFE = "safe: no broken crash state under any model"
 MUTANTS = [
     # the new file's data is never made durable before its name replaces the old
     Mutant("saver-safe-no-file-fsync", SAVER, [("die_errno(tmp);\n\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);",
-                                                "die_errno(tmp);\n\tclose_or_die(fd, tmp);")], "saver -s " + SAFE),
+                                                "die_errno(tmp);\n\tclose_or_die(fd, tmp);")], safe_states),
     # the rename is never made durable: after the save, the old document can come back
     Mutant("saver-safe-no-dir-fsync", SAVER, [("\tfsync_or_die(dfd, dir);\n\tclose_or_die(dfd, dir);",
-                                               "\tclose_or_die(dfd, dir);")], "saver -s " + SAFE),
+                                               "\tclose_or_die(dfd, dir);")], safe_states),
     # the rename comes before the file's fsync: a crash between keeps the name, not the data
     Mutant("saver-safe-rename-before-fsync", SAVER,
            [("die_errno(tmp);\n\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n\tif (rename(tmp, path) != 0)\n\t\tdie_errno(path);\n",
              "die_errno(tmp);\n\tif (rename(tmp, path) != 0)\n\t\tdie_errno(path);\n\tfsync_or_die(fd, tmp);\n\tclose_or_die(fd, tmp);\n")],
-           "saver -s " + SAFE),
+           safe_states),
     # fsync of the directory's descriptor where the file's was meant
     Mutant("saver-safe-fsync-wrong-fd", SAVER, [("die_errno(tmp);\n\tfsync_or_die(fd, tmp);",
                                                  "die_errno(tmp);\n\tfsync_or_die(dfd, tmp);")],
-           "saver -s " + SAFE),
+           safe_states),
     # the document written over itself, with fsyncs but no temporary file
     Mutant("saver-safe-in-place", SAVER,
            [("\tint fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);\n\n\tif (dfd",
              "\tint fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);\n\n\tif (dfd"),
             ("\tif (rename(tmp, path) != 0)\n\t\tdie_errno(path);\n\tfsync_or_die(dfd",
-             "\tfsync_or_die(dfd")], "saver -s " + SAFE),
+             "\tfsync_or_die(dfd")], safe_states),
 ]
+
+
+# ------------------------------------------------------------------ helpers of the checks above
+
+def old_document(g, strategy, n, gen):
+    """What the file holds before generation gen is saved (the kit's saver's
+    generations before it), and what it must hold after."""
+    path = os.path.join(g.ref, "doc.kv")
+    for i in range(1, gen + 1) if strategy == "log" else (gen - 1, gen):
+        if strategy != "log" and os.path.exists(path):
+            os.unlink(path)
+        expect(g.reference("saver", "-s", strategy, "-n", n, "-g", i, "doc.kv").status == 0,
+               "the kit's saver failed: ask your instructor")
+        with open(path, "rb") as f:
+            if i == gen - 1:
+                before = f.read()
+            else:
+                after = f.read()
+    os.unlink(path)
+    return before, after
+
+
+def crash_states(g, strategy, n, gen, models=MODELS, readable=False):
+    """The student's saver -s strategy saving generation gen over gen-1,
+    recorded; then the kit's crashstates on that log under models: its
+    CSV rows as dicts (readable: its report, for a failure's message)."""
+    g.fresh()
+    before, _ = old_document(g, strategy, n, gen)
+    g.put("doc.kv", before)
+    so = g.shim("fsrecord", source="common/fsrecord.c")   # the kit's recorder, built once
+    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the saver gets only its descriptor
+    again = f"bin/saver -s {strategy} -n {n} -g {gen} doc.kv, recorded: see the handout's Lab 6 steps"
+    r = g.student("saver", "-s", strategy, "-n", n, "-g", gen, "doc.kv", timeout=10,
+                  env={"LD_PRELOAD": so, "FSRECORD_FD": str(log.fileno())},
+                  ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()])
+    g.ok(r, "saver", again)
+    log.seek(0)
+    path = os.path.join(g.ref, "calls.log")
+    with open(path, "wb") as f:
+        f.write(log.read(1 << 26))
+    args = [sys.executable, "-I", "-B", CRASHSTATES, "--model", ",".join(models), "--scratch", g.ref,
+            "--check", f"{os.path.join(KIT, 'bin', 'saver')} --verify -s {strategy} -n {n} -g {gen} doc.kv",
+            *([] if readable else ["--csv"]), path]
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=g._within_check(100))
+    except subprocess.TimeoutExpired:
+        raise Fail("crashstates took too long on your saver's calls", again) from None
+    if p.returncode != 0:
+        raise Fail(f"crashstates on your saver's calls: {p.stderr.strip()}", again)
+    if readable:
+        return p.stdout
+    lines = p.stdout.splitlines()
+    header = lines[0].split(",")
+    return [dict(zip(header, line.split(","))) for line in lines[1:]]

@@ -86,11 +86,6 @@ add_lab7_handout() {
 
 	| check | points |
 	| --- | --- |
-	| build toy | 1 |
-	| toy: the squares of 1..N | 2 |
-	| data/lab7.csv has the columns the checks read | 1 |
-	| figures plot/lab7-*.png | 2 |
-	| answers to Q7.x present | 1 |
 	MD
 	printf '\n## Lab 7\n- P7.1 the square of 4:\n' >>kit/predictions.md
 }
@@ -99,9 +94,10 @@ add_lab7_grader() {
 	cat >kit/grading/lab7.py <<-'PY'
 	"""Lab 7 (a test's toy lab): squares."""
 
-	from gradelib import check, expect
+	from gradelib import check, expect, standard
 
 	LAB = 7
+	STANDARD = standard(build=1, columns=1, figures=2, answers=1)
 	QUESTIONS = {"Q7.1": 1}
 	COLUMNS = {"data/lab7.csv": ["n", "square"]}
 
@@ -140,9 +136,14 @@ add_lab7_grader() {
 	kit/grade.sh --list --labs 7 >list
 	[ "$(grep -c '^lab7' list)" -eq 5 ]
 	grep -qx "$(printf 'lab7\t2\ttoy: the squares of 1..N')" list
-	# the handout's table is the grader's rows, as tests/grade.bats holds it
-	diff <(awk -F'\t' '$1 == "lab7" { print "| " $3 " | " $2 " |" }' list) \
-		<(sed -n '/^### How Lab 7 is graded/,$p' kit/handout.md | grep '^| [^-c]')
+	# make rubric writes the handout's table: the grader's rows
+	run python3 -B kit/grading/rubric.py
+	[ "$status" -eq 1 ]
+	[[ $output == *"the table 'How Lab 7 is graded' is not the grader's checks: make rubric"* ]]
+	make -s -C kit rubric
+	python3 -B kit/grading/rubric.py
+	[ "$(sed -n '/^### How Lab 7 is graded/,$p' kit/handout.md | grep -c '^| [^-c]')" -eq 5 ]
+	grep -qx '| toy: the squares of 1..N | 2 |' kit/handout.md
 
 	run kit/grade.sh --labs 7 --no-bwrap
 	[[ $output == *"lab7: toy: the squares of 1..N: PASS"* ]] || { echo "$output"; return 1; }
@@ -159,6 +160,12 @@ add_lab7_grader() {
 	grep -q 'return 0;' kit/dist/starter/labs/7-toy/toy.c
 	[ "$(grep -c 'n \* n' kit/dist/starter/labs/7-toy/toy.c)" -eq 0 ]
 	[ ! -e kit/dist/starter/grading ]
+
+	# a module that does not declare its standard rows: one line, no traceback
+	sed -i '/^STANDARD = /d' kit/grading/lab7.py
+	run kit/grade.sh --list
+	[ "$status" -eq 1 ]
+	[ "$output" = "grade.sh: grading/lab7.py declares no STANDARD = standard(build=..., columns=..., figures=..., answers=...) (see docs/adding-a-lab.md)" ]
 }
 
 @test "addlab: Lab 5 dropped (folder and grader module) is named by neither the grader nor make handin" {

@@ -19,31 +19,19 @@ setup_file() {
 	local ref=unpacked/iolab-handin lab2=labs/2-locking
 	variant reference
 
-	# The --csv row counts one batch more than lockbench made; the file is right.
-	variant wrong-csv
-	sed -i 's/^\([[:space:]]*kind_names\[kind\], sync_names\[sync\], (unsigned long long)batches\),$/\1 + 1,/' subs/wrong-csv/$lab2/lockbench.c
-	changed wrong-csv $lab2/lockbench.c
-	# A failed fdatasync or fsync spins forever instead of exiting 1.
-	variant hang-sync
-	sed -i 's/^\t\t\tdie("%s: f\(data\)\?sync: %s", path, strerror(errno));$/\t\t\tfor (volatile int spin = 0;; spin++)\n\t\t\t\t;/' subs/hang-sync/$lab2/lockbench.c
-	changed hang-sync $lab2/lockbench.c
+	# Known-wrong lockbenches, from grading/lab2.py's MUTANTS: the --csv row
+	# counts one batch more than lockbench made (the file is right); a
+	# failed fdatasync or fsync spins forever instead of exiting 1;
 	# --no-flush is accepted, and printed in the CSV, but every batch is
-	# still flushed inside the lock.
-	variant always-flush
-	sed -i 's/^\t\tif (flush && fflush(fp) != 0)$/\t\tif (fflush(fp) != 0)/' subs/always-flush/$lab2/lockbench.c
-	changed always-flush $lab2/lockbench.c
-	# The flush comes after the unlock: the batch's last write(2) is
-	# unlocked, which two writers show only when the other one takes the
-	# lock in that moment.
-	variant unlock-then-flush
-	sed -i -e 's/^\t\tif (flush && fflush(fp) != 0)$/\t\tif (0)/' \
-		-e 's/^\t\tint64_t released = now_ns();$/&\n\t\tif (flush \&\& fflush(fp) != 0)\n\t\t\tdie_errno(path);/' \
-		subs/unlock-then-flush/$lab2/lockbench.c
-	changed unlock-then-flush $lab2/lockbench.c
-	# --lock is parsed, and printed in the CSV, but no lock is taken.
-	variant no-lock
-	sed -i 's/switch (kind) {/switch (kind * 0) {/' subs/no-lock/$lab2/lockbench.c
-	changed no-lock $lab2/lockbench.c
+	# still flushed inside the lock; the flush comes after the unlock (the
+	# batch's last write(2) is unlocked, which two writers show only when
+	# the other one takes the lock in that moment); --lock is parsed, and
+	# printed in the CSV, but no lock is taken.
+	mutant wrong-csv lockbench-csv-batches
+	mutant hang-sync lockbench-hang-on-failed-sync
+	mutant always-flush lockbench-no-flush-ignored
+	mutant unlock-then-flush lockbench-unlock-before-flush
+	mutant no-lock lockbench-no-lock
 	# Made-up results: every writer took exactly 2 s, whatever K.
 	variant fabricated
 	python3 - $ref/data/lab2.csv subs/fabricated/data/lab2.csv <<-'EOF'

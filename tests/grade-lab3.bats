@@ -2,7 +2,8 @@
 # grade.sh on Lab 3: full marks for a tiny-scale reference submission, and
 # exactly the right checks lost by broken copies of it: a fillcopy that
 # writes other bytes and a membw that prints a store and copy row too few, a fillcopy that
-# hangs, one that is slow, and made-up results.
+# hangs, one that is slow, and made-up results. Then the mutants of
+# grading/lab3.py, each graded 10 times.
 
 load helpers
 load grading
@@ -16,19 +17,18 @@ setup_file() {
 	local ref=unpacked/iolab-handin lab3=labs/3-threads
 	variant reference
 
-	# Thread K seeds its generator with K + 2: self-consistent, so --verify
-	# passes, but no file holds the kit's slice; and membw without the last
-	# repetition's store and copy rows.
-	variant wrong-output
+	# membw without the last repetition's store and copy rows (the mutant
+	# membw-pair-too-few); and thread K seeds its generator with K + 2:
+	# self-consistent, so --verify passes, but no file holds the kit's slice.
+	mutant wrong-output membw-pair-too-few
 	sed -i 's/rng_seed(&workers\[k\].rng, k + 1);/rng_seed(\&workers[k].rng, k + 2);/' subs/wrong-output/$lab3/fillcopy.c
 	changed wrong-output $lab3/fillcopy.c
-	sed -i '/^\tputs(csv ?/,/^\treturn 0;/s/r < reps; r++/r + 1 < reps; r++/' subs/wrong-output/$lab3/membw.c
-	changed wrong-output $lab3/membw.c
 	# --corrupt never ends.
 	variant hang-corrupt
 	sed -i '/^static void corrupt(size_t k)$/,/^}/s/^\tsize_t from, to;$/&\n\n\tfor (volatile int spin = 0;; spin++)\n\t\t;/' subs/hang-corrupt/$lab3/fillcopy.c
 	changed hang-corrupt $lab3/fillcopy.c
-	# The fill counts to 10 for every byte before filling: same bytes, slow.
+	# The fill counts to 10 for every byte before filling: same bytes, slow
+	# (not a mutant: 10 gradings of the speed check cost more than this one).
 	variant slow-fill
 	sed -i 's/^\tsize_t i = w->from, end = w->to;$/&\n\n\tfor (volatile size_t spin = 0; spin < 10 * (end - i); spin++)\n\t\t;/' subs/slow-fill/$lab3/fillcopy.c
 	changed slow-fill $lab3/fillcopy.c

@@ -14,9 +14,8 @@ setup_file() {
 	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
 	# The safe strategy without the directory's fsync: every file it
 	# writes is right, but a crash after the rename may lose the rename.
-	variant no-dir-fsync
-	sed -i 's/^\tfsync_or_die(dfd, dir);$/\t(void)dfd;/' subs/no-dir-fsync/labs/6-fsync/saver.c
-	changed no-dir-fsync labs/6-fsync/saver.c
+	# (grading/lab6.py's mutant saver-safe-no-dir-fsync)
+	mutant no-dir-fsync saver-safe-no-dir-fsync
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 6 --out grades >batch.log 2>&1
 }
 

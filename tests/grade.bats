@@ -245,14 +245,6 @@ max_score() {
 	[[ $output == *"no-such-submission.tar.gz: no such file or directory"* ]]
 }
 
-@test "grade.sh: every automatic check appears in handout.md with the same points" {
-	for lab in $(ls -d "$ROOT"/labs/[0-9]-* | sed 's|.*/labs/\([0-9]\).*|\1|'); do
-		"$ROOT/grade.sh" --list --labs "$lab" | awk -F'\t' -v lab="lab$lab" '$1 == lab { print "| " $3 " | " $2 " |" }' >want
-		sed -n "/^### How Lab $lab is graded/,/^#/p" "$ROOT/handout.md" | grep '^| [^-c]' >got || true
-		diff want got
-	done
-}
-
 @test "grade.sh: every column the data checks read is in the CSVs the labs write" {
 	(cd "$ROOT/grading" && python3 -I -c '
 import sys; sys.path.insert(0, ".")
@@ -267,23 +259,6 @@ for lab in grade.kit_labs():
 			[[ $header == *",$c,"* ]] || { echo "$name has no column $c"; return 1; }
 		done
 	done <columns
-}
-
-@test "grade.sh: the written questions and points the grader counts are the handout's" {
-	(cd "$ROOT/grading" && python3 -I -c '
-import sys; sys.path.insert(0, ".")
-import grade
-for lab, module in grade.load(grade.kit_labs())[1].items():
-    for q, points in module.QUESTIONS.items():
-        print(q, points)') >want
-	python3 - "$ROOT/handout.md" >got <<-'PY'
-	import re, sys
-	text = open(sys.argv[1]).read()
-	for m in re.finditer(r"^- \*\*(Q\d+\.\d+)[^\n]*(?:\n(?!- \*\*Q|#)[^\n]*)*", text, re.M):
-	    points = re.search(r"\((\d+) (?:points?|pts)", m.group(0))
-	    print(m.group(1), points.group(1))
-	PY
-	diff want got
 }
 
 @test "grade.sh: the labs a handin names in labs.txt are the ones graded" {

@@ -39,6 +39,15 @@ variant() {
 	cp -R unpacked/iolab-handin "subs/$1"
 }
 
+# mutant NAME MUTANT: subs/NAME, a copy of the reference with the edit of
+# MUTANT, a known-wrong program of grading/labN.py's MUTANTS for the lab in
+# GRADED_LAB: a test reads what the grader says of it (its messages, the
+# points it loses) where mutants.py only counts that it lost its check.
+# Fails unless every edit of the mutant applied.
+mutant() {
+	variant "$1" && python3 -I -B "$ROOT/grading/mutants.py" --labs "$GRADED_LAB" --apply "$2" "subs/$1"
+}
+
 # changed NAME FILE: succeeds if the edit meant to break FILE of subs/NAME
 # took, so that a test cannot pass on an edit that did nothing.
 changed() {
