@@ -25,6 +25,13 @@
  * all it starts, once it has opened /proc/self/io: the program then opens
  * nothing of /proc, nor any file the ruleset does not name. The grader
  * cannot do it before exec, as the reaper could then not read its counters.
+ *
+ * Where the grader gives it a process limit (IOLAB_NPROC), it sets
+ * RLIMIT_NPROC to it for itself and all it starts. Inside bubblewrap's user
+ * namespace the kernel (5.14 and later) counts the processes of that
+ * namespace's user alone there, so the limit holds the program's fork
+ * bomb without counting the other processes of the grader's user: set
+ * before bubblewrap (as root does for a grading's own uid), it would.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -72,6 +79,15 @@ int main(int argc, char **argv)
 		}
 		close(fd);
 		unsetenv("IOLAB_LANDLOCK_FD");
+	}
+	const char *nproc = getenv("IOLAB_NPROC");
+	if (nproc != NULL) {
+		struct rlimit lim = {.rlim_cur = strtoul(nproc, NULL, 10), .rlim_max = strtoul(nproc, NULL, 10)};
+		if (setrlimit(RLIMIT_NPROC, &lim) != 0) {
+			perror("reaper: setrlimit(RLIMIT_NPROC)");
+			return 125;
+		}
+		unsetenv("IOLAB_NPROC");
 	}
 	pid_t child = fork();
 	if (child < 0) {

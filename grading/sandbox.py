@@ -590,17 +590,6 @@ class Sandbox:
             args += ["--setenv", name, value]
         return args + ["--chdir", cwd, "--"]
 
-    def _nproc_inside(self):
-        """Not root, the process limit is set inside bubblewrap's user
-        namespace, by prlimit (util-linux) before it runs the program: the
-        kernel counts a user's processes per user namespace (Linux 5.14+),
-        so there it holds the program and its children alone. Set before
-        bubblewrap, in limit(), it would count every process of the
-        grader's user, whose shells and browser would use it up; not set
-        at all (as until now), a fork bomb ran until the machine had no
-        process ids left. As root, limit() sets it for the grading's own uid."""
-        return [] if self.root else ["prlimit", f"--nproc={LIMIT_NPROC}:{LIMIT_NPROC}", "--"]
-
     def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
               cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=(),
               address_space=LIMIT_AS, reaper=False):
@@ -615,10 +604,15 @@ class Sandbox:
         confines itself where reaper (grading/reaper.c does, after opening
         what it reads of /proc), else the child does before exec, outside
         bubblewrap (which could not start confined: it mounts; inside it,
-        its mount namespace is the file system layer)."""
+        its mount namespace is the file system layer).
+        reaper also sets the process limit (IOLAB_NPROC) where it counts
+        the sandbox's alone, inside bubblewrap's user namespace; limit()
+        below sets it only for a grading's own uid, as root."""
         if use_bwrap is None:
             use_bwrap = bool(self.bwrap)
         env = dict(env or {})
+        if reaper:
+            env["IOLAB_NPROC"] = str(LIMIT_NPROC)
         rules = None
         if self.landlock and (reaper or not use_bwrap):
             rules = landlock.ruleset(list(ro_binds) + list(binds), binds, self.landlock)
@@ -626,7 +620,7 @@ class Sandbox:
                 env["IOLAB_LANDLOCK_FD"] = str(rules)
                 pass_fds = (*pass_fds, rules)
         if use_bwrap:
-            argv = self._bwrap_args(cwd, binds, ro_binds, env) + self._nproc_inside() + list(argv)
+            argv = self._bwrap_args(cwd, binds, ro_binds, env) + list(argv)
             env = {}
         limits = ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
                   (resource.RLIMIT_AS, address_space), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),

@@ -145,7 +145,8 @@ add_lab7_grader() {
 	[ "$(sed -n '/^### How Lab 7 is graded/,$p' kit/handout.md | grep -c '^| [^-c]')" -eq 5 ]
 	grep -qx '| toy: the squares of 1..N | 2 |' kit/handout.md
 
-	run kit/grade.sh --labs 7 --no-bwrap
+	# without bubblewrap as root (an own uid); a user who is not root needs it
+	if [ "$(id -u)" -eq 0 ]; then run kit/grade.sh --labs 7 --no-bwrap; else run kit/grade.sh --labs 7; fi
 	[[ $output == *"lab7: toy: the squares of 1..N: PASS"* ]] || { echo "$output"; return 1; }
 	[[ $output == *"Score: 8/8"* ]]
 

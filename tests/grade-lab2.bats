@@ -72,7 +72,9 @@ setup_file() {
 	"$ROOT/grade.sh" --labs 2 --only answers subs-hollow/hollow >hollow-answers.txt 2>&1 || true
 
 	"$ROOT/grade.sh" --batch subs --out grades -j 2 --labs 2 >batch.log 2>&1
-	"$ROOT/grade.sh" --batch subs-no-bwrap --out grades-no-bwrap -j 2 --labs 2 --no-bwrap >batch-no-bwrap.log 2>&1
+	# (a user who is not root is refused without bubblewrap: only root has own uids)
+	[ "$(id -u)" -ne 0 ] ||
+		"$ROOT/grade.sh" --batch subs-no-bwrap --out grades-no-bwrap -j 2 --labs 2 --no-bwrap >batch-no-bwrap.log 2>&1
 }
 
 @test "grade-lab2: the tiny-scale reference submission scores full marks, with bubblewrap and without" {
@@ -81,6 +83,7 @@ setup_file() {
 	# every Lab 2 check ran, and the machine description
 	[ "$(grep -c '^\(lab2\|all\): .*: PASS ' "$BATS_FILE_TMPDIR/grades/reference.txt")" -eq "$("$ROOT/grade.sh" --list --labs 2 | wc -l)" ]
 	grep -q "^Containment: bubblewrap sandbox" "$BATS_FILE_TMPDIR/grades/reference.txt"
+	[ "$(id -u)" -eq 0 ] || skip "graded without bubblewrap only as root (not root, the grader refuses)"
 	grep -q "^Score: \([0-9]*\)/\1$" "$BATS_FILE_TMPDIR/grades-no-bwrap/reference.txt"
 	! grep -q "^Containment: bubblewrap" "$BATS_FILE_TMPDIR/grades-no-bwrap/reference.txt"
 }
@@ -109,7 +112,7 @@ setup_file() {
 
 @test "grade-lab2: a flush after the unlock is caught by the shim, with bubblewrap and without" {
 	local d
-	for d in grades grades-no-bwrap; do
+	for d in grades $([ "$(id -u)" -ne 0 ] || echo grades-no-bwrap); do
 		[ "$(failed ../$d/unlock-then-flush)" = "two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock" ]
 		grep -q "bytes reached the file with no lock held: flush the batch before the unlock" "$BATS_FILE_TMPDIR/$d/unlock-then-flush.txt"
 		grep -q "reproduce: strace -e trace=flock,fcntl,write bin/lockbench -n [0-9]* -k [0-9]* --lock flock t" "$BATS_FILE_TMPDIR/$d/unlock-then-flush.txt"
