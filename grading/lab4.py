@@ -370,7 +370,7 @@ MUTANTS = [
     Mutant("pwriters-accepts-no-files", PWRITERS,
            [('parse_count("-F", optarg, 1, 10000)', 'parse_count("-F", optarg, 0, 10000)')], pwriters_cleanup_errors),
     # --seed is parsed, but the generator is always seeded with 1
-    Mutant("datagen-ignores-seed", DATAGEN, [("rng_seed(&rng, seed);", "rng_seed(&rng, 1);")], datagen),
+    Mutant("datagen-ignores-seed", DATAGEN, [("rng_seed(&rng, o.seed);", "rng_seed(&rng, 1);")], datagen),
 ]
 
 

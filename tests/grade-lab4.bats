@@ -38,7 +38,7 @@ setup_file() {
 	# student is not let off.
 	mkdir subs-tsan
 	cp -R unpacked/iolab-handin subs-tsan/fake-fatal
-	sed -i 's/^\tcleanup_init();$/\tif (strategy == PER_FILE) {\n\t\tfprintf(stderr, "FATAL: ThreadSanitizer: unexpected memory mapping\\n");\n\t\texit(66);\n\t}\n&/' \
+	sed -i 's/^\tenum strategy strategy = o.strategy;$/&\n\tif (strategy == PER_FILE) {\n\t\tfprintf(stderr, "FATAL: ThreadSanitizer: unexpected memory mapping\\n");\n\t\texit(66);\n\t}/' \
 		subs-tsan/fake-fatal/$lab4/pwriters.c
 	cmp -s unpacked/iolab-handin/$lab4/pwriters.c subs-tsan/fake-fatal/$lab4/pwriters.c && return 1
 	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer subs-tsan/fake-fatal >fake-fatal.txt 2>&1 || true

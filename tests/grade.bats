@@ -35,7 +35,8 @@ setup_file() {
 	variant fork-bomb
 	sed -i 's/^\tiolab_init(argv\[0\], usage);/\tfor (;;)\n\t\tfork();\n&/' subs/fork-bomb/$lab1/writer.c
 	variant write-forever
-	sed -i 's/i < lines; i++/lines > 0; i++/' subs/write-forever/$lab1/writer.c
+	sed -i 's/i < o.lines; i++/o.lines > 0; i++/' subs/write-forever/$lab1/writer.c
+	changed write-forever $lab1/writer.c
 
 	# Lab 1 only, for the broken copies.
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 1 --out grades >batch.log 2>&1
