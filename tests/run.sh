@@ -46,8 +46,9 @@ run_file() {
 # scale. Where two or more of them run, the labs they name are run once, in
 # a job of its own that starts first, and they copy that kit (grading.bash);
 # the other files run meanwhile, the grader's suites once it is done. A
-# kit given in IOLAB_TEST_REFERENCE whose labs are done (DIR/done; CI's
-# .ci/as-student runs them as a student) is used as it is.
+# kit given in IOLAB_TEST_REFERENCE whose labs are done (DIR/done) or being
+# run by another job (DIR/pending, until it writes DIR/done or DIR/failed:
+# CI's .ci/as-student runs them as a student) is used as it is.
 uses_reference='^[[:space:]]*reference_kit '
 alone=() first=() graders=()
 for file in "$@"; do
@@ -56,9 +57,10 @@ for file in "$@"; do
 	*) if grep -q "$uses_reference" "$file"; then graders+=("$file"); else first+=("$file"); fi ;;
 	esac
 done
-reference=
-if [ -e "${IOLAB_TEST_REFERENCE:-}/done" ]; then
-	echo "run.sh: the grader's tests grade the labs already run in $IOLAB_TEST_REFERENCE/kit"
+reference='' given=''
+if [ -e "${IOLAB_TEST_REFERENCE:-}/done" ] || [ -e "${IOLAB_TEST_REFERENCE:-}/pending" ]; then
+	echo "run.sh: the grader's tests grade the labs run in $IOLAB_TEST_REFERENCE/kit"
+	given=$IOLAB_TEST_REFERENCE
 elif [ "$(grep -l "$uses_reference" "$@" | wc -l)" -ge 2 ]; then
 	# the labs their reference_kit lines name; every lab if one computes them
 	labs=$(sed -n "s/$uses_reference//p" "$@" | tr ' ' '\n' | sort -u)
@@ -77,6 +79,9 @@ start_file() {
 for file in "${first[@]}"; do start_file "$file"; done
 if [ -n "$reference" ]; then
 	wait "$reference" || { echo "run.sh: running the labs for the grader's tests failed:"; cat "$out/reference.log"; }
+elif [ -n "$given" ]; then
+	while [ ! -e "$given/done" ] && [ ! -e "$given/failed" ]; do sleep 1; done
+	[ -e "$given/done" ] || echo "run.sh: the labs for the grader's tests failed in $given (its job says why)"
 fi
 for file in "${graders[@]}"; do start_file "$file"; done
 wait
