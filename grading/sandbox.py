@@ -607,11 +607,13 @@ class Sandbox:
         its mount namespace is the file system layer).
         reaper also sets the process limit (IOLAB_NPROC) where it counts
         the sandbox's alone, inside bubblewrap's user namespace; limit()
-        below sets it only for a grading's own uid, as root."""
+        below sets it only for a grading's own uid, as root. Not root and
+        unsandboxed (--unsafe-no-sandbox) there is none: it would count
+        every process of the user's."""
         if use_bwrap is None:
             use_bwrap = bool(self.bwrap)
         env = dict(env or {})
-        if reaper:
+        if reaper and (use_bwrap or self.root):
             env["IOLAB_NPROC"] = str(LIMIT_NPROC)
         rules = None
         if self.landlock and (reaper or not use_bwrap):
