@@ -14,7 +14,8 @@ every lab, one core's worth, as a browser or another user would.
 Prints a line per run (each check's verdict and the load verdict the lab
 wrote, data/labN-load.txt), then per check the runs that passed it, and
 exits 1 unless every check passed in every run. The figures for the
-handout's claims are in the closing table of each run's lab (not kept).
+handout's claims are in the closing table each run's lab prints: --keep DIR
+keeps them, DIR/run-N/labN.out beside the run's data files.
 """
 
 import argparse
@@ -45,9 +46,10 @@ def submission(dest):
     subprocess.run(["make", "-s", "-C", grade.KIT, "all"], check=True, stdout=subprocess.DEVNULL)
 
 
-def run_lab(sub, scratch, lab, scale, hog):
+def run_lab(sub, scratch, lab, scale, hog, out):
     """Runs lab LAB's script once at SCALE with the kit's programs, its
-    results into sub/data; returns the load verdict the lab wrote."""
+    results into sub/data and what it printed into the file out; returns
+    the load verdict the lab wrote."""
     data = os.path.join(sub, "data")
     for name in os.listdir(data):
         if name.startswith(f"lab{lab}"):
@@ -56,8 +58,9 @@ def run_lab(sub, scratch, lab, scale, hog):
     script, = [os.path.join(d, f"lab{lab}.sh") for d in glob.glob(os.path.join(grade.KIT, "labs", f"{lab}-*"))]
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if hog else None
     try:
-        p = subprocess.run(["bash", script], cwd=grade.KIT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           text=True, env={**os.environ, "DATA": data, "SCRATCH": scratch, "SCALE": scale})
+        with open(out, "w") as printed:
+            p = subprocess.run(["bash", script], cwd=grade.KIT, stdout=printed, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "DATA": data, "SCRATCH": scratch, "SCALE": scale})
     finally:
         if busy:
             busy.kill()
@@ -93,6 +96,7 @@ def main():
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--scale", default="quick", choices=("tiny", "quick", "full"))
     p.add_argument("--hog", action="store_true", help="a busy loop beside every lab run")
+    p.add_argument("--keep", metavar="DIR", help="keep each run's data files and printout in DIR/run-N/")
     args = p.parse_args()
     if not re.fullmatch(r"[1-9](,[1-9])*", args.labs) or set(map(int, args.labs.split(","))) - set(grade.kit_labs()):
         p.error(f"--labs: '{args.labs}' is not a list of the kit's labs like 1,2")
@@ -105,8 +109,10 @@ def main():
         sub, scratch = os.path.join(tmp, "sub"), os.path.join(tmp, "scratch")
         submission(sub)
         for run in range(1, args.runs + 1):
+            kept = os.path.join(args.keep or tmp, f"run-{run}")
+            os.makedirs(kept, exist_ok=True)
             for lab in labs:
-                load = run_lab(sub, scratch, lab, args.scale, args.hog)
+                load = run_lab(sub, scratch, lab, args.scale, args.hog, os.path.join(kept, f"lab{lab}.out"))
                 verdicts, why = data_verdicts(sub, lab)
                 for title, verdict in verdicts.items():
                     seen[lab, title] += verdict != "SKIP"
@@ -115,6 +121,12 @@ def main():
                 print(f"run {run} lab{lab}: {shown}  (load: {load})", flush=True)
                 for title, line in why.items():
                     print(f"    {title}: {line}", flush=True)
+                if args.keep:
+                    for name in os.listdir(os.path.join(sub, "data")):
+                        src = os.path.join(sub, "data", name)
+                        if name.startswith(f"lab{lab}"):
+                            copy = shutil.copytree if os.path.isdir(src) else shutil.copy
+                            copy(src, os.path.join(kept, name))
     print(f"\n== Runs that showed each lesson ({args.runs} runs at SCALE={args.scale}"
           f"{', beside a busy loop' if args.hog else ''})")
     for (lab, title), n in sorted(seen.items()):
