@@ -1,25 +1,26 @@
 #!/usr/bin/env bats
 # make class: a generated class of submissions merged into the class's CSVs
 # and figures (grading/classresults). The class is made once per file: the
-# six labs run at SCALE=tiny for one real submission, which
+# labs run at SCALE=tiny for one real submission (the reference the
+# grader's suites grade, run once for them all: grading.bash), which
 # tests/class-gen.py copies into 50 submissions on 50 machines with their
 # values perturbed, plus hostile ones (malformed, forged, links, '..'
 # names, a gzip bomb) that must be left out, each with its reason.
 
 load helpers
+load grading
 
 GOOD=50
 
 setup_file() {
 	[ -d "$ROOT/grading/classresults" ] || return 0	# the students' kit: see need_kit
+	mkdir "$BATS_FILE_TMPDIR/ref" && cd "$BATS_FILE_TMPDIR/ref" || return 1
+	reference_kit $(cd "$ROOT/labs" && ls -d [0-9]-* | cut -d- -f1) || return 1
 	cd "$BATS_FILE_TMPDIR" || return 1
+	# the template: the labs' results and the sources (packed along as make handin does)
 	mkdir -p kit/iolab-handin/data
-	local lab
-	for lab in 1 2 3 4 5 6; do
-		DATA=kit/iolab-handin/data SCRATCH=kit/scratch SCALE=tiny \
-			bash "$ROOT"/labs/"$lab"-*/lab"$lab".sh >/dev/null || return 1
-	done
-	cp -R "$ROOT/labs" kit/iolab-handin/	# the sources, packed along as make handin does
+	cp -R ref/kit/data/lab* ref/kit/data/machine.txt kit/iolab-handin/data/
+	cp -R "$ROOT/labs" kit/iolab-handin/
 	python3 "$ROOT/tests/class-gen.py" kit/iolab-handin subs -n "$GOOD" --hostile >expected.tsv || return 1
 	# the merge, as an instructor runs it, from the kit
 	(cd "$ROOT" && make -s class SUBMISSIONS="$BATS_FILE_TMPDIR/subs" CLASS="$BATS_FILE_TMPDIR/out") \

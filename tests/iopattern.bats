@@ -89,6 +89,27 @@ direct_works() {
 	fi
 }
 
+@test "a warm cache gets one untimed trial first, at trial 1's offsets; --cold and --direct do not" {
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	# offsets TRACE: the offset of every 64 KiB pread64 in TRACE (not the loader's), one a line
+	offsets() { sed -n 's/^.*pread64(.*, 65536, \([0-9]*\)) = 65536$/\1/p' "$1"; }
+	# 1 MiB in 64 KiB random reads: 16 a trial, 2 trials and the untimed one
+	strace -f -qq -e trace=pread64 -o trace \
+		"$BIN/iopattern" --op read --pattern random -b 64K --file-size 1M -r 2 f >out
+	grep -q ', warm cache, after one untimed trial, ' out
+	[ "$(offsets trace | wc -l)" -eq 48 ]
+	"$BIN/iopattern" --op read --pattern random -b 64K --file-size 1M --print-offsets f >first
+	# the untimed trial and trial 1 read the offsets --print-offsets says; trial 2 others
+	[ "$(offsets trace | head -n 16)" = "$(cat first)" ]
+	[ "$(offsets trace | sed -n 17,32p)" = "$(cat first)" ]
+	[ "$(offsets trace | tail -n 16)" != "$(cat first)" ]
+	for option in --cold --direct; do
+		strace -f -qq -e trace=pread64 -o trace \
+			"$BIN/iopattern" --op read --pattern random -b 64K --file-size 1M -r 2 $option f >out
+		[ "$(offsets trace | wc -l)" -eq 32 ] || { echo "$option: $(offsets trace | wc -l) reads"; return 1; }
+	done
+}
+
 @test "--cold: the pages are dropped before each trial and that is reported" {
 	# Warm: the file was just written, so every page is cached.
 	"$BIN/iopattern" --op read --pattern seq -b 64K --file-size 1M -r 2 --csv f >warm
