@@ -27,6 +27,15 @@ setup() {
 	# tiny: 3 runs of each mode, alternating, the same bytes every time.
 	[ "$(tail -n +2 $d | cut -d, -f1,2 | tr '\n' ' ')" = "1,threaded 1,sequential 2,threaded 2,sequential 3,threaded 3,sequential " ]
 	[ "$(tail -n +2 $d | cut -d, -f7 | sort -u | wc -l)" -eq 1 ]
+	# Steps 3 and 4, the lab's way: pool:1, 2 and 4 with fsync; seq, per-file
+	# and pool (a writer per core) on empty files without; 3 trials each, as
+	# pwriters --csv writes them.
+	p=data/lab4-pool.csv e=data/lab4-threads.csv
+	[ "$(head -1 $p)" = "$(head -1 $w)" ] && [ "$(head -1 $e)" = "$(head -1 $w)" ]
+	[ "$(tail -n +2 $p | cut -d, -f1-4,7 | tr '\n' ' ')" = "$(for t in 1 2 3; do for k in 1 2 4; do
+		printf '%s ' "$t,pool,$k,20,1"; done; done)" ]
+	[ "$(tail -n +2 $e | cut -d, -f1-5,7 | tr '\n' ' ')" = "$(for t in 1 2 3; do
+		printf '%s ' "$t,seq,1,100,0,0" "$t,per-file,100,100,0,0" "$t,pool,$(getconf _NPROCESSORS_ONLN),100,0,0"; done)" ]
 	[ -s data/machine.txt ]
 	[ -z "$(ls -A s)" ]
 	[ -z "$(ls data | grep tmp)" ]
@@ -43,6 +52,10 @@ setup() {
 	for mode in threaded sequential; do
 		grep -Eq "^  $mode +3 +$num +$num +$num +$num\$" <<<"$output"
 	done
+	# the pool's size (Q4.5) and what a thread costs (Q4.4)
+	for k in 1 2 4; do grep -Eq "^  $k +3 +$num +$num\$" <<<"$output"; done
+	grep -Eq "^  seq +1 +3 +$num +$num\$" <<<"$output"
+	grep -Eq "^  per-file +100 +3 +$num +$num\$" <<<"$output"
 	grep -Eq '^   (BUSY|NOISY|quiet enough)' <<<"$output"
 	grep -Eq '^  P4.1 .*measured: [0-9.e+-]+ s \(10 files\)$' <<<"$output"
 }

@@ -5,7 +5,11 @@
 #      without fsync, TRIALS times          -> data/lab4-writers.csv
 #   2. datagen: threaded versus -z, RUNS runs each, alternating
 #                                           -> data/lab4-datagen.csv
-#   3. tables of medians of both, the numbers the questions ask for
+#   3. the pool's size: pool:K for K = 1 to 32, with fsync, TRIALS times
+#                                           -> data/lab4-pool.csv
+#   4. what a thread costs: empty files, no fsync, seq against a thread
+#      per file, TRIALS times               -> data/lab4-threads.csv
+#   5. tables of medians of all four, the numbers the questions ask for
 #
 # Within a trial the configurations run one after the other, so a burst of
 # activity from another program on the machine hits one trial of several
@@ -20,6 +24,9 @@ trials=${TRIALS:-$(by_scale 3 3 3)}
 strategies="seq per-file io-thread pool"
 records=$(by_scale 2000 50000 50000)	# datagen -s; the source: -s 50000 -e 10 -b 500
 runs=$(by_scale 3 20 20)
+pools=$(by_scale "1 2 4" "1 2 4 8 16 32" "1 2 4 8 16 32")	# pool:K, of pool_files files
+pool_files=$(by_scale 20 100 100)
+empty_files=$(by_scale 100 1000 1000)	# files of 0 bytes: nothing but threads and files
 
 # collect TRIAL CMD...: runs CMD --csv and adds its row, with the trial
 # number in front, to the open CSV; the program's header must be the CSV's
@@ -60,6 +67,25 @@ for ((r = 1; r <= runs; r++)); do
 done
 csv_commit
 
+# Steps 3 and 4 of the handout, the lab's way: a pool of K writers with
+# fsync, and the cost of a thread per file with nothing to write.
+csv_open "$DATA/lab4-pool.csv" "$(head -1 "$DATA/lab4-writers.csv")"
+echo "pwriters: the pool's size, pool:K for K = $pools, $pool_files files of $size with fsync, $trials times"
+for ((t = 1; t <= trials; t++)); do
+	for k in $pools; do
+		collect "$t" "$BIN/pwriters" -F "$pool_files" -S "$size" -B "$batch" --strategy "pool:$k" -d "$SCRATCH"
+	done
+done
+csv_commit
+csv_open "$DATA/lab4-threads.csv" "$(head -1 "$DATA/lab4-writers.csv")"
+echo "pwriters: what a thread costs, $empty_files empty files without fsync, seq, per-file and pool, $trials times"
+for ((t = 1; t <= trials; t++)); do
+	for s in seq per-file pool; do
+		collect "$t" "$BIN/pwriters" -F "$empty_files" -S 0 --no-fsync --strategy "$s" -d "$SCRATCH"
+	done
+done
+csv_commit
+
 echo
 "$PYTHON" common/table.py "$DATA/lab4-writers.csv" --by fsync,files,strategy \
 	--values wall_s,cpu_s,mib_s,cpu_mib_s \
@@ -68,6 +94,12 @@ echo
 "$PYTHON" common/table.py "$DATA/lab4-datagen.csv" --by mode \
 	--values wall_s,cpu_s,fill_s,write_s \
 	--title "== datagen: median (min-max) over the runs"
+echo
+"$PYTHON" common/table.py "$DATA/lab4-pool.csv" --by threads --values mib_s,wall_s \
+	--title "== the pool's size (Q4.5): pool:K, $pool_files files with fsync, median (min-max) over the trials"
+echo
+"$PYTHON" common/table.py "$DATA/lab4-threads.csv" --by strategy,threads --values wall_s,cpu_s \
+	--title "== what a thread costs (Q4.4): $empty_files empty files, no fsync, median (min-max) over the trials"
 top=${counts##* }	# the largest file count (500 at quick scale)
 lab_end --spread "$DATA/lab4-writers.csv:fsync+files+strategy:wall_s" -- \
 	"P4.1=$(measured median "$DATA/lab4-writers.csv" wall_s strategy=per-file files="$top" fsync=1) s ($top files)" \
