@@ -17,9 +17,10 @@ setup_file() {
 	mkdir "$BATS_FILE_TMPDIR/ref" && cd "$BATS_FILE_TMPDIR/ref" || return 1
 	reference_kit $(cd "$ROOT/labs" && ls -d [0-9]-* | cut -d- -f1) || return 1
 	cd "$BATS_FILE_TMPDIR" || return 1
-	# the template: the labs' results and the sources (packed along as make handin does)
-	mkdir -p kit/iolab-handin/data
-	cp -R ref/kit/data/lab* ref/kit/data/machine.txt kit/iolab-handin/data/
+	# the template: the results make handin packs (those the figures are
+	# drawn from, and machine.txt), and the sources, packed along
+	mkdir -p kit/iolab-handin
+	cp -R ref/unpacked/iolab-handin/data kit/iolab-handin/
 	cp -R "$ROOT/labs" kit/iolab-handin/
 	python3 "$ROOT/tests/class-gen.py" kit/iolab-handin subs -n "$GOOD" --hostile >expected.tsv || return 1
 	# the merge, as an instructor runs it, from the kit
