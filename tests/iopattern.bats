@@ -89,24 +89,30 @@ direct_works() {
 	fi
 }
 
-@test "a warm cache gets one untimed trial first, at trial 1's offsets; --cold and --direct do not" {
+@test "a warm cache gets one untimed trial first, at trial 1's offsets; --cold, --direct and --jobs do not" {
 	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
-	# offsets TRACE: the offset of every 64 KiB pread64 in TRACE (not the loader's), one a line
-	offsets() { sed -n 's/^.*pread64(.*, 65536, \([0-9]*\)) = 65536$/\1/p' "$1"; }
-	# 1 MiB in 64 KiB random reads: 16 a trial, 2 trials and the untimed one
-	strace -f -qq -e trace=pread64 -o trace \
-		"$BIN/iopattern" --op read --pattern random -b 64K --file-size 1M -r 2 f >out
+	# traced OPTION...: iopattern's 64 KiB random reads of a 1 MiB file, 2
+	# trials, under strace, one trace file per thread (trace.TID)
+	traced() {
+		rm -f trace.*
+		strace -ff -qq -e trace=pread64 -o trace \
+			"$BIN/iopattern" --op read --pattern random -b 64K --file-size 1M -r 2 "$@" f >out
+	}
+	# offsets: the offset of every 64 KiB pread64 traced (not the loader's), one a line
+	offsets() { cat trace.* | sed -n 's/^pread64(.*, 65536, \([0-9]*\)) = 65536$/\1/p'; }
+	# 16 reads a trial, 2 trials and the untimed one
+	traced
 	grep -q ', warm cache, after one untimed trial, ' out
-	[ "$(offsets trace | wc -l)" -eq 48 ]
+	[ "$(offsets | wc -l)" -eq 48 ]
 	"$BIN/iopattern" --op read --pattern random -b 64K --file-size 1M --print-offsets f >first
 	# the untimed trial and trial 1 read the offsets --print-offsets says; trial 2 others
-	[ "$(offsets trace | head -n 16)" = "$(cat first)" ]
-	[ "$(offsets trace | sed -n 17,32p)" = "$(cat first)" ]
-	[ "$(offsets trace | tail -n 16)" != "$(cat first)" ]
-	for option in --cold --direct; do
-		strace -f -qq -e trace=pread64 -o trace \
-			"$BIN/iopattern" --op read --pattern random -b 64K --file-size 1M -r 2 $option f >out
-		[ "$(offsets trace | wc -l)" -eq 32 ] || { echo "$option: $(offsets trace | wc -l) reads"; return 1; }
+	[ "$(offsets | head -n 16)" = "$(cat first)" ]
+	[ "$(offsets | sed -n 17,32p)" = "$(cat first)" ]
+	[ "$(offsets | tail -n 16)" != "$(cat first)" ]
+	for option in --cold --direct --jobs; do
+		if [ "$option" = --jobs ]; then traced --jobs 2; else traced "$option"; fi
+		[ "$(offsets | wc -l)" -eq 32 ] || { echo "$option: $(offsets | wc -l) reads"; return 1; }
+		! grep -q 'untimed' out
 	done
 }
 

@@ -407,7 +407,7 @@ int main(int argc, char **argv)
 	 * than trials 2 to 5. It reads trial 1's offsets, from a copy of the
 	 * generator, so the trials' offsets are the same as without it.
 	 */
-	if (!c.cold && !c.direct) {
+	if (untimed_first(&c)) {
 		struct rng first = rng;
 
 		make_offsets(&c, &first, off);
