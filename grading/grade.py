@@ -429,7 +429,9 @@ def grade_one(args):
             for d in ("labs", "data", "plot"):
                 shutil.copytree(os.path.join(KIT, d), os.path.join(subdir, d), symlinks=True)
             with open(os.path.join(subdir, "answers.md"), "w") as out:
-                for name in sorted(os.listdir(os.path.join(KIT, "grading", "answers"))):
+                # the reference answers, labN.md (beside them, reference-run/)
+                for name in sorted(n for n in os.listdir(os.path.join(KIT, "grading", "answers"))
+                                   if re.fullmatch(r"lab\d+\.md", n)):
                     with open(os.path.join(KIT, "grading", "answers", name)) as f:
                         out.write(f.read())
             sub = subdir
