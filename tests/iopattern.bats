@@ -91,6 +91,7 @@ direct_works() {
 
 @test "a warm cache gets one untimed trial first, at trial 1's offsets; --cold, --direct and --jobs do not" {
 	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	export ASAN_OPTIONS=detect_leaks=0	# LeakSanitizer cannot run under ptrace
 	# traced OPTION...: iopattern's 64 KiB random reads of a 1 MiB file, 2
 	# trials, under strace, one trace file per thread (trace.TID)
 	traced() {
