@@ -10,7 +10,8 @@ Layers, outermost first (docs/instructors.md has the table):
      files, no core dumps; a watchdog on the bytes and files the uid writes.
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
      network namespace, where they reach nothing), no POSIX message queue,
-     no io_uring unless a check asks for it and bubblewrap runs (no
+     no fallocate (gigabytes of disk between two looks of the watchdog;
+     an io_uring request could still ask for it), no io_uring unless a check asks for it and bubblewrap runs (no
      filter sees an io_uring request: outside bubblewrap, one could open
      a Unix socket of the machine by its path, which nothing else
      closes), nothing but the machine's own system-call ABI.
@@ -53,8 +54,13 @@ LIMIT_FSIZE = 512 << 20      # largest file one program may write
 LIMIT_AS = 2 << 30           # address space
 LIMIT_NPROC = 192            # processes and threads of the uid (make + cc need some)
 LIMIT_NOFILE = 256
-LIMIT_DISK = 1 << 30         # bytes the uid may have in its directories and /tmp
-LIMIT_FILES = 20000          # files it may have there
+# Bytes the uid may have in its directories and /tmp, and files.  What
+# holds them to it is a look every WATCH_PERIOD, so they grow only as fast
+# as the page cache lets data in (the filter refuses fallocate, which takes
+# gigabytes in a millisecond).  IOLAB_LIMIT_DISK_MIB lowers it: the tests'
+# disk fillers then stay small enough to reach it in seconds on a slow disk.
+LIMIT_DISK = int(os.environ.get("IOLAB_LIMIT_DISK_MIB", "1024")) << 20
+LIMIT_FILES = 20000
 # Resident memory of all the processes of a run, System V shared memory
 # included.  IOLAB_LIMIT_MEMORY_MIB lowers it (the tests' memory hogs stay small).
 LIMIT_MEMORY = int(os.environ.get("IOLAB_LIMIT_MEMORY_MIB", "2048")) << 20
@@ -75,6 +81,7 @@ _ARCH = {  # machine: (AUDIT_ARCH_*, socket(2) number, x32 bit or 0)
 }
 _IO_URING_SETUP = 425  # the same on every architecture that has it
 _MQ_OPEN = {"x86_64": 240, "aarch64": 180}
+_FALLOCATE = {"x86_64": 285, "aarch64": 47}
 _AF_UNIX, _AF_NETLINK = 1, 16
 
 # Why no student program gets io_uring outside bubblewrap: the operations
@@ -96,8 +103,10 @@ def seccomp_filter(allow_io_uring, allow_unix):
     are left where allow_unix: bubblewrap needs them to set up its network
     namespace, in which they reach nothing; without it a netlink socket
     would read the machine's socket table), POSIX message queues (which
-    outlive a process where nobody can list them: mq_open), io_uring
-    (unless allowed) and foreign ABIs."""
+    outlive a process where nobody can list them: mq_open), fallocate
+    (4 GB of blocks in 12 ms, where writes wait for the page cache; glibc's
+    posix_fallocate writes instead when refused), io_uring (unless allowed)
+    and foreign ABIs."""
     arch, nr_socket, x32 = _ARCH[platform.machine()]
     LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
     ALLOW, KILL = 0x7FFF0000, 0x80000000
@@ -113,6 +122,7 @@ def seccomp_filter(allow_io_uring, allow_unix):
     if not allow_io_uring:
         prog += [_bpf(JEQ, _IO_URING_SETUP, 0, 1), _bpf(RET, ERRNO | errno.EPERM)]
     prog += [_bpf(JEQ, _MQ_OPEN[platform.machine()], 0, 1), _bpf(RET, ERRNO | errno.EACCES)]
+    prog += [_bpf(JEQ, _FALLOCATE[platform.machine()], 0, 1), _bpf(RET, ERRNO | errno.EOPNOTSUPP)]
     if allow_unix:
         prog += [
             _bpf(JEQ, nr_socket, 0, 4),

@@ -5,7 +5,7 @@
 # that hangs when a sync fails, one that flushes even with --no-flush, one
 # that flushes after the unlock (in both modes: the grader's LD_PRELOAD
 # shim needs no strace), one that takes no lock, and made-up results. Then
-# the mutants of grading/lab2.py, each graded 10 times.
+# the mutants of grading/lab2.py, each graded 3 times.
 
 load helpers
 load grading

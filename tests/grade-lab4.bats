@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # grade.sh on Lab 4: full marks for the reference, and for each broken copy
 # of it exactly the checks it should lose. Then the mutants of
-# grading/lab4.py, each graded 10 times (pwriters writing other bytes or
+# grading/lab4.py, each graded 3 times (pwriters writing other bytes or
 # accepting -F 0, datagen ignoring --seed among them).
 
 load helpers

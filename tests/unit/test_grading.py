@@ -332,6 +332,22 @@ class Sandbox(unittest.TestCase):
         out = self.run_sh(f"{PYTHON} -I t.py")
         self.assertEqual(out.split(), ["denied"] * 4 + ["-1", "13"])     # mq_open: EACCES
 
+    def test_fallocate_is_refused_and_posix_fallocate_writes(self):
+        # fallocate would take gigabytes between two looks of the watchdog
+        code = ("import errno, os\n"
+                "fd = os.open('f', os.O_CREAT | os.O_WRONLY)\n"
+                "try: os.posix_fallocate(fd, 0, 1 << 20)\n"    # glibc writes instead
+                "except OSError as e: print('posix_fallocate', errno.errorcode[e.errno])\n"
+                "print(os.fstat(fd).st_size)\n"
+                "import ctypes\n"
+                "libc = ctypes.CDLL(None, use_errno=True)\n"
+                "print(libc.fallocate(fd, 0, ctypes.c_long(0), ctypes.c_long(1 << 30)), "
+                "ctypes.get_errno() == errno.EOPNOTSUPP)\n")
+        with open(f"{self.dir}/t.py", "w") as f:
+            f.write(code)
+        out = self.run_sh(f"{PYTHON} -I t.py")
+        self.assertEqual(out.split(), [str(1 << 20), "-1", "True"])
+
     @unittest.skipUnless(landlock.abi(), "the kernel has no Landlock")
     def test_landlock_leaves_the_run_directory_only(self):
         out = self.run_sh("cat /etc/passwd /proc/1/cmdline; echo x >/tmp/iolab-unit-$$; "
