@@ -22,8 +22,8 @@
  *
  * This file is the experiment; its plumbing is in headers beside it:
  * options.h (the command line, struct config), report.h (the table and the
- * CSV rows), pagecache.h (the file, its page cache and the I/O buffers) and
- * uring.h (the io_uring ring).
+ * CSV rows), pagecache.h (the file, its page cache, the I/O buffers and
+ * transfer(), one whole read or write) and uring.h (the io_uring ring).
  */
 #define _GNU_SOURCE	/* O_DIRECT, statx() and its STATX_DIOALIGN */
 #include <fcntl.h>
@@ -58,28 +58,6 @@ static void make_offsets(const struct config *c, struct rng *r, uint64_t *off)
 	// from rng.h). Every I/O must end inside the file (c->file bytes).
 	not_written("make_offsets(): the offsets of the I/Os");
 	*/
-}
-
-/*
- * One whole read or write at off. Like write_all(), but positioned:
- * pread/pwrite may move fewer bytes than asked (a signal), so carry on.
- */
-static void transfer(const struct config *c, int fd, char *buf, uint64_t off, size_t left)
-{
-
-	while (left > 0) {
-		ssize_t done = c->op == READ ? pread(fd, buf, left, (off_t)off)
-					     : pwrite(fd, buf, left, (off_t)off);
-		if (done < 0 && errno == EINTR)
-			continue;
-		if (done < 0)
-			die_errno(c->path);
-		if (done == 0)
-			die("%s: unexpected end of file at offset %" PRIu64, c->path, off);
-		buf += done;
-		off += (uint64_t)done;
-		left -= (size_t)done;
-	}
 }
 
 /*
@@ -132,19 +110,6 @@ static void check_dio_sizes(const struct config *c, uint32_t align)
 	*/
 }
 
-/*
- * The first bytes of an I/O's data (up to 8) as a number. Added up over a
- * trial, they depend only on which offsets were read, not on the order: the
- * same for one I/O at a time, at any --iodepth and with any --jobs.
- */
-static uint64_t head_word(const struct config *c, const char *buf)
-{
-	uint64_t word = 0;
-
-	memcpy(&word, buf, c->io < sizeof word ? c->io : sizeof word);
-	return word;
-}
-
 /* How many I/Os are in a pread/pwrite now, and the most there were this trial. */
 static atomic_uint busy, most_busy;
 
@@ -173,11 +138,11 @@ static void *run_share(void *arg)
 
 		while (now_busy > most && !atomic_compare_exchange_weak(&most_busy, &most, now_busy))
 			;	/* most is reloaded by the failed exchange */
-		transfer(c, s->fd, s->buf, s->off[i], c->io);
+		transfer(s->fd, c->op == READ, s->buf, s->off[i], c->io, c->path);
 		atomic_fetch_sub(&busy, 1);
 		if (c->sync == SYNC_EACH && fsync(s->fd) != 0)
 			die_errno(c->path);
-		sum += head_word(c, s->buf);
+		sum += head_word(s->buf, c->io);
 		int64_t now = now_ns();
 		s->lat[i] = now - prev;
 		prev = now;
@@ -293,10 +258,10 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 			}
 			/* A short transfer (a signal, the end of the file): finish it here. */
 			if ((uint64_t)cqe->res < c->io)
-				transfer(c, fd, bufs[slot] + cqe->res, off[i] + (uint64_t)cqe->res,
-					 c->io - (uint64_t)cqe->res);
+				transfer(fd, c->op == READ, bufs[slot] + cqe->res,
+					 off[i] + (uint64_t)cqe->res, c->io - (uint64_t)cqe->res, c->path);
 			lat[i] = now - slot_start[slot];
-			sum += head_word(c, bufs[slot]);
+			sum += head_word(bufs[slot], c->io);
 			idle[n_idle++] = slot;
 			seen++;
 		}
@@ -317,7 +282,7 @@ static uint64_t run_ring(const struct config *c, struct io_uring *ring, int fd, 
 	// io_uring_cq_ready(ring) is 0, io_uring_wait_cqe(ring, &cqe),
 	// io_uring_for_each_cqe and io_uring_cq_advance (man 7 io_uring); finish
 	// a short transfer with transfer(). For every I/O i: lat[i], and
-	// sum += head_word(c, buffer); return sum. *most = the most I/Os in
+	// sum += head_word(buffer, c->io); return sum. *most = the most I/Os in
 	// flight at once.
 	not_written("run_ring(): the io_uring loop of --iodepth");
 	*/

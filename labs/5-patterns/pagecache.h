@@ -3,8 +3,8 @@
  * empty, and the page cache between them: the file made (never over an
  * existing one) and filled with random data before the trials, the
  * buffers, how much of the file is in the page cache (the cached_pct
- * column), --cold's drop of its cached pages before each trial, and
- * --direct's descriptor.
+ * column), --cold's drop of its cached pages before each trial,
+ * --direct's descriptor, and transfer(): one whole positioned read or write.
  *
  * The page cache keeps a file's recently used pages in memory: a read that
  * finds its page there costs a copy, not a trip to the device, and a write
@@ -169,6 +169,29 @@ static inline double prepare_cache(int fd, uint64_t size, const char *path, bool
 			"cache after posix_fadvise(DONTNEED) (a tmpfs keeps files only "
 			"there); see the cached_pct column\n", iolab_prog, cached, path);
 	return cached;
+}
+
+/*
+ * One whole read (reading) or write of left bytes at off. Like write_all(),
+ * but positioned: pread/pwrite may move fewer bytes than asked (a signal),
+ * so carry on.
+ */
+static inline void transfer(int fd, bool reading, char *buf, uint64_t off, size_t left,
+			    const char *path)
+{
+	while (left > 0) {
+		ssize_t done = reading ? pread(fd, buf, left, (off_t)off)
+				       : pwrite(fd, buf, left, (off_t)off);
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done < 0)
+			die_errno(path);
+		if (done == 0)
+			die("%s: unexpected end of file at offset %" PRIu64, path, off);
+		buf += done;
+		off += (uint64_t)done;
+		left -= (size_t)done;
+	}
 }
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hugepages.h"	/* page_names */
 #include "iolab.h"
@@ -21,6 +22,19 @@ struct trial {
 	unsigned most;		/* the most I/Os started and not yet seen complete */
 	uint64_t data_sum;	/* every I/O's head_word(), added up */
 };
+
+/*
+ * The first bytes of an I/O's data (up to 8) as a number. Added up over a
+ * trial (data_sum), they depend only on which offsets were read, not on the
+ * order: the same for one I/O at a time, at any --iodepth and with any --jobs.
+ */
+static inline uint64_t head_word(const char *buf, uint64_t io)
+{
+	uint64_t word = 0;
+
+	memcpy(&word, buf, io < sizeof word ? io : sizeof word);
+	return word;
+}
 
 /* Nearest-rank percentile p of the sorted x[0..n-1]. */
 static inline int64_t percentile(const int64_t *x, uint64_t n, double p)
