@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # lab5.sh - Lab 5: access patterns. The six experiments of the
 # IO-Microbenchmarks repository (read and write; I/O size, stride, random),
-# on a real file, each point 5 trials of bin/iopattern, into data/lab5.csv.
-# Every row carries its conditions; the series name is only a label for
-# the plots:
+# on a real file, each point 5 trials of bin/iopattern (after one untimed
+# trial of its own), into data/lab5.csv. Every row carries its conditions;
+# the series name is only a label for the plots:
 #   cached      buffered, the file's pages in the page cache, no fsync; each
 #               trial moves CACHED_TOTAL (many passes over the file: one
-#               pass is microseconds), after one untimed trial (iopattern)
+#               pass is microseconds)
 #   cold        buffered, its pages dropped before each trial (--cold)
 #   direct      O_DIRECT (--direct --cold): no page cache at all
 #   fsync-end   writes: buffered, --cold, one fsync inside the timing

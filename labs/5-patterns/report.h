@@ -116,13 +116,9 @@ static inline void print_table(const struct config *c, const struct trial *t, st
 	printf("%s", c->direct ? "O_DIRECT" : "buffered");
 	if (c->direct)
 		printf(" (%" PRIu32 "-byte alignment)", align);
-	const char *cache = "warm cache";
-
-	if (c->cold)
-		cache = "cold: cached pages dropped before each trial";
-	else if (untimed_first(c))
-		cache = "warm cache, after one untimed trial";
-	printf(", %s, fsync: %s, buffers in %s pages, seed %" PRIu64 ", %s\n", cache,
+	printf(", %s%s, fsync: %s, buffers in %s pages, seed %" PRIu64 ", %s\n",
+	       c->cold ? "cold: cached pages dropped before each trial" : "warm cache",
+	       untimed_first(c) ? ", after one untimed trial" : "",
 	       sync_names[c->sync], page_names[c->huge], c->seed, c->path);
 	if (c->depth > 0)
 		printf("io_uring, up to %" PRIu64 " I/Os in flight", c->depth);
