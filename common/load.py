@@ -25,7 +25,8 @@ OUT as "key: value" lines (data/labN-load.txt):
   - the load average at the start and at the end.
   - for each --spread (a lab CSV, group-by columns joined by +, a value
     column, optionally one COL=VALUE filter): the largest max/min of VALUE
-    over the rows of one group, the repeated trials of one setting.
+    over the rows of one group, the repeated trials of one setting, and
+    how long one of its trials takes (the CSV's wall_s, where it has one).
 Then a verdict: BUSY when other programs used more than a fifth of a core
 or steal was over 2%, NOISY when the trials of one setting differ by more
 than 2x, each with what to do: re-run when the machine is idle, or add
@@ -34,6 +35,7 @@ it does not stop anything.
 """
 import csv
 import os
+import statistics
 import sys
 import time
 
@@ -41,6 +43,7 @@ HZ = os.sysconf("SC_CLK_TCK")
 BUSY_CORES = 0.2        # other programs' average CPU, in cores
 BUSY_STEAL = 0.02       # share of CPU time stolen
 NOISY_SPREAD = 2.0      # max/min of one setting's trials
+SHORT_TRIAL = 0.01      # seconds: a trial this short, one time slice of another program can double
 PF_KTHREAD = 0x00200000  # /proc/PID/stat's flags: a kernel thread
 
 
@@ -96,17 +99,32 @@ def loadavg():
 
 
 def spread(spec):
-    """(max/min, group) of the widest group of spec CSV:BY:VALUE[:COL=V], or None."""
+    """(max/min, group, its median wall_s or None) of the widest group of
+    spec CSV:BY:VALUE[:COL=V], or None."""
     parts = spec.split(":")
     path, by, value = parts[0], parts[1].split("+"), parts[2]
     col, _, want = parts[3].partition("=") if len(parts) > 3 else ("", "", "")
-    groups = {}
+    groups, walls = {}, {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             if (not col or row[col] == want) and row.get(value):
-                groups.setdefault(tuple(row[c] for c in by), []).append(float(row[value]))
+                key = tuple(row[c] for c in by)
+                groups.setdefault(key, []).append(float(row[value]))
+                if row.get("wall_s"):
+                    walls.setdefault(key, []).append(float(row["wall_s"]))
     ratios = [(max(v) / min(v), key) for key, v in groups.items() if len(v) > 1 and min(v) > 0]
-    return max(ratios) if ratios else None
+    if not ratios:
+        return None
+    ratio, key = max(ratios)
+    return ratio, key, statistics.median(walls[key]) if key in walls else None
+
+
+def trial_length(wall):
+    """"; a trial takes 4.1 ms" for the spread line, and why that is short."""
+    if wall is None:
+        return ""
+    said = f"{wall * 1e3:.2g} ms" if wall < 1 else f"{wall:.2g} s"
+    return f"; a trial takes {said}" + (", a few time slices of another program" if wall < SHORT_TRIAL else "")
 
 
 def main():
@@ -151,7 +169,7 @@ def main():
             value = spec.split(":")[2]
             facts[f"spread_{value}"] = f"{found[0]:.2f}"
             lines.append(f"   trials of one setting differ by up to {found[0]:.2f}x in {value} "
-                         f"({' '.join(k for k in found[1] if k) or 'one setting'})")
+                         f"({' '.join(k for k in found[1] if k) or 'one setting'}{trial_length(found[2])})")
             widest = max(widest or 0, found[0])
     label = lab.lower().replace(" ", "")
     busy_now = others > BUSY_CORES or (stolen or 0) > BUSY_STEAL

@@ -59,15 +59,37 @@ point() {
 	done < <(tail -n +2 <<<"$out")
 }
 
+# A point's file holds at least MIN_IOS of its I/Os (or strides): an 8 MiB
+# file is 2 I/Os of 4 MiB, a trial of a few milliseconds, which one time
+# slice of another program can double. At 4 MiB the file is then 64 MiB.
+MIN_IOS=16
+
+# at_least_ios VALUE OPTIONS...: "--file-size BYTES" where the --file-size
+# in OPTIONS holds fewer than MIN_IOS times VALUE (an I/O size or stride).
+at_least_ios() {
+	local need file=0
+	need=$((MIN_IOS * $(numfmt --from=iec "$1")))
+	shift
+	while [ $# -gt 1 ]; do
+		[ "$1" = --file-size ] && file=$(numfmt --from=iec "$2")
+		shift
+	done
+	[ "$file" -ge "$need" ] || echo "--file-size $need"
+}
+
 # curve EXPERIMENT SERIES VALUES OPTION OPTIONS...: one point per value of
 # OPTION (-b, --stride, --iodepth or --jobs), with one line of progress.
 curve() {
-	local experiment=$1 series=$2 values=$3 option=$4 v start=$SECONDS
+	local experiment=$1 series=$2 values=$3 option=$4 v start=$SECONDS grow
 	shift 4
 	printf '  %-13s %-14s' "$experiment" "$series"
 	for v in $values; do
 		printf ' %s' "$v"
-		point "$experiment" "$series" "$option" "$v" "$@"
+		grow=()
+		if [ "$option" = -b ] || [ "$option" = --stride ]; then
+			read -ra grow <<<"$(at_least_ios "$v" "$@")"
+		fi
+		point "$experiment" "$series" "$option" "$v" "$@" "${grow[@]}"
 	done
 	echo " ($((SECONDS - start)) s)"
 }
