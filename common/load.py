@@ -28,9 +28,11 @@ OUT as "key: value" lines (data/labN-load.txt):
     over the rows of one group, the repeated trials of one setting, and
     how long one of its trials takes (the CSV's wall_s, where it has one).
 Then a verdict: BUSY when other programs used more than a fifth of a core
-or steal was over 2%, NOISY when the trials of one setting differ by more
-than 2x, each with what to do: re-run when the machine is idle, or add
-trials (TRIALS=N make labN). Exit status 0 either way: the verdict informs,
+or steal was over 2%, NOISY when the trials of one setting that last 10 ms
+or more differ by more than 2x, SHORT TRIALS when only shorter ones do
+(one time slice of another program can double those on any machine), each
+with what to do: re-run when the machine is idle, or add trials
+(TRIALS=N make labN). Exit status 0 either way: the verdict informs,
 it does not stop anything.
 """
 import csv
@@ -98,9 +100,9 @@ def loadavg():
         return float(f.read().split()[0])
 
 
-def spread(spec):
-    """(max/min, group, its median wall_s or None) of the widest group of
-    spec CSV:BY:VALUE[:COL=V], or None."""
+def spreads(spec):
+    """[(max/min, group, its median wall_s or None)] of every group of two
+    or more rows of spec CSV:BY:VALUE[:COL=V]."""
     parts = spec.split(":")
     path, by, value = parts[0], parts[1].split("+"), parts[2]
     col, _, want = parts[3].partition("=") if len(parts) > 3 else ("", "", "")
@@ -112,19 +114,19 @@ def spread(spec):
                 groups.setdefault(key, []).append(float(row[value]))
                 if row.get("wall_s"):
                     walls.setdefault(key, []).append(float(row["wall_s"]))
-    ratios = [(max(v) / min(v), key) for key, v in groups.items() if len(v) > 1 and min(v) > 0]
-    if not ratios:
-        return None
-    ratio, key = max(ratios)
-    return ratio, key, statistics.median(walls[key]) if key in walls else None
+    return [(max(v) / min(v), key, statistics.median(walls[key]) if key in walls else None)
+            for key, v in groups.items() if len(v) > 1 and min(v) > 0]
 
 
-def trial_length(wall):
-    """"; a trial takes 4.1 ms" for the spread line, and why that is short."""
-    if wall is None:
-        return ""
-    said = f"{wall * 1e3:.2g} ms" if wall < 1 else f"{wall:.2g} s"
-    return f"; a trial takes {said}" + (", a few time slices of another program" if wall < SHORT_TRIAL else "")
+def spread_line(found, value, lead):
+    """The line for found (max/min, group, wall): lead, the ratio, the
+    setting and how long one of its trials takes."""
+    ratio, key, wall = found
+    said = ""
+    if wall is not None:
+        said = f"; a trial takes {wall * 1e3:.3g} ms" if wall < 1 else f"; a trial takes {wall:.3g} s"
+        said += ", a few time slices of another program" if wall < SHORT_TRIAL else ""
+    return f"   {lead} {ratio:.2f}x in {value} ({' '.join(k for k in key if k) or 'one setting'}{said})"
 
 
 def main():
@@ -162,29 +164,43 @@ def main():
              f"own I/O); steal {facts['steal_percent']}"
              f"{'%' if stolen is not None else ''}; load average {load0:.2f} at the start, "
              f"{facts['load_average_end']} at the end (it counts the lab's own programs too)"]
-    widest = None
+    # The widest spread of all settings, and of those whose trials last
+    # SHORT_TRIAL or more: a time slice of another program can double a
+    # shorter one on any machine, which says nothing of this one.
+    widest = widest_long = None
     for spec in (a for i, a in enumerate(rest) if i and rest[i - 1] == "--spread"):
-        found = spread(spec)
-        if found:
-            value = spec.split(":")[2]
-            facts[f"spread_{value}"] = f"{found[0]:.2f}"
-            lines.append(f"   trials of one setting differ by up to {found[0]:.2f}x in {value} "
-                         f"({' '.join(k for k in found[1] if k) or 'one setting'}{trial_length(found[2])})")
-            widest = max(widest or 0, found[0])
+        found = spreads(spec)
+        if not found:
+            continue
+        value = spec.split(":")[2]
+        top = max(found)
+        facts[f"spread_{value}"] = f"{top[0]:.2f}"
+        lines.append(spread_line(top, value, "trials of one setting differ by up to"))
+        long = max((f for f in found if f[2] is None or f[2] >= SHORT_TRIAL), default=None)
+        if long and long != top and top[0] > NOISY_SPREAD:
+            lines.append(spread_line(long, value, f"of those whose trials take {SHORT_TRIAL * 1e3:g} ms or more, by up to"))
+        widest = max(widest or 0, top[0])
+        widest_long = max(widest_long or 0, long[0] if long else 0)
     label = lab.lower().replace(" ", "")
     busy_now = others > BUSY_CORES or (stolen or 0) > BUSY_STEAL
+    noisy = widest_long is not None and widest_long > NOISY_SPREAD
+    short = not noisy and widest is not None and widest > NOISY_SPREAD
     if busy_now:
         lines.append(f"   BUSY: other programs competed with the lab; its times carry their noise. Re-run "
                      f"when the machine is idle (close other programs; `uptime` load average under 0.5), "
                      f"or add trials: TRIALS=10 make {label}. Say so where you quote these numbers.")
-    if widest is not None and widest > NOISY_SPREAD:
+    if noisy:
         lines.append(f"   NOISY: trials of one setting differ by more than {NOISY_SPREAD:g}x: quote medians "
                      f"with their (min-max), and add trials (TRIALS=10 make {label}) before you trust a "
                      f"difference smaller than that spread.")
-    if not busy_now and (widest is None or widest <= NOISY_SPREAD):
+    if short:
+        lines.append(f"   SHORT TRIALS: only settings whose trials take under {SHORT_TRIAL * 1e3:g} ms differ by "
+                     f"more than {NOISY_SPREAD:g}x: read those points beside their neighbours, or add trials "
+                     f"(TRIALS=10 make {label}); the longer settings' medians mean something.")
+    if not busy_now and not noisy and not short:
         lines.append("   quiet enough: the medians above mean something; their (min-max) is the spread.")
-    facts["verdict"] = ("busy " if busy_now else "") + ("noisy" if widest and widest > NOISY_SPREAD else "")
-    facts["verdict"] = facts["verdict"].strip() or "quiet"
+    facts["verdict"] = " ".join(w for w, on in (("busy", busy_now), ("noisy", noisy), ("short", short)) if on)
+    facts["verdict"] = facts["verdict"] or "quiet"
     print("\n".join(lines))
     tmp = out + ".tmp"
     with open(tmp, "w") as f:

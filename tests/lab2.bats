@@ -66,7 +66,7 @@ setup() {
 			row sync $k 1 flock $sync 2000 2
 		done
 	done
-	grep -Eq '^   (BUSY|NOISY|quiet enough)' out
+	grep -Eq '^   (BUSY|NOISY|SHORT TRIALS|quiet enough)' out
 	grep -q '^== Your predictions (predictions.md, Lab 2) beside the measurements$' out
 }
 

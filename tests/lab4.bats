@@ -56,6 +56,6 @@ setup() {
 	for k in 1 2 4; do grep -Eq "^  $k +3 +$num +$num\$" <<<"$output"; done
 	grep -Eq "^  seq +1 +3 +$num +$num\$" <<<"$output"
 	grep -Eq "^  per-file +100 +3 +$num +$num\$" <<<"$output"
-	grep -Eq '^   (BUSY|NOISY|quiet enough)' <<<"$output"
+	grep -Eq '^   (BUSY|NOISY|SHORT TRIALS|quiet enough)' <<<"$output"
 	grep -Eq '^  P4.1 .*measured: [0-9.e+-]+ s \(10 files\)$' <<<"$output"
 }

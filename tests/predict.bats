@@ -77,10 +77,20 @@ setup() {
 	done
 	grep -Eq '^verdict: (busy )?noisy$' out.txt
 	[ ! -e out.txt.tmp ]
-	# a spread in another column still says how long the setting's trials are
-	printf 'experiment,mib_s,wall_s\nb,10,0.004\nb,30,0.005\n' >short.csv
+	# trials of a few ms that differ (b), beside longer ones that agree (c):
+	# SHORT TRIALS, not NOISY, each line saying how long a trial takes
+	printf 'experiment,mib_s,wall_s\nb,10,0.004\nb,30,0.005\nc,10,0.2\nc,15,0.3\n' >short.csv
 	run python3 "$ROOT/common/load.py" end state $$ "Lab 9" out.txt --spread "short.csv:experiment:mib_s"
 	[ "${lines[1]}" = "   trials of one setting differ by up to 3.00x in mib_s (b; a trial takes 4.5 ms, a few time slices of another program)" ]
+	[ "${lines[2]}" = "   of those whose trials take 10 ms or more, by up to 1.50x in mib_s (c; a trial takes 250 ms)" ]
+	[[ $output == *"SHORT TRIALS: only settings whose trials take under 10 ms differ by more than 2x"* ]]
+	[[ $output != *NOISY* ]]
+	grep -Eq '^verdict: (busy )?short$' out.txt
+	# the same with c's trials 3x apart too: NOISY
+	printf 'c,30,0.3\n' >>short.csv
+	run python3 "$ROOT/common/load.py" end state $$ "Lab 9" out.txt --spread "short.csv:experiment:mib_s"
+	[[ $output == *NOISY* && $output != *"SHORT TRIALS"* ]]
+	grep -Eq '^verdict: (busy )?noisy$' out.txt
 }
 
 @test "load.py: the kernel's threads (PF_KTHREAD) are counted apart, a reused pid from 0" {
