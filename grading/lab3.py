@@ -231,16 +231,20 @@ def speed(g):
     # of a one-pass run, cancel out). CPU time, not elapsed time: on a busy
     # machine a thread can wait milliseconds for a core, longer than the
     # work itself; and CPU time still varies 2 to 3-fold with what else
-    # uses the memory bus. Best of 5 alternating runs each; every run timed
-    # must also dump the kit's bytes, and print no more CPU time for its
-    # fill and copy than it used.
+    # uses the memory bus. Best of 5 alternating runs each, and of 5 more
+    # where the first 5 say too slow (in CI, beside other tests, the kit's
+    # own code once measured 3.5x the kit's); every run timed must also
+    # dump the kit's bytes, and print no more CPU time for its fill and
+    # copy than it used.
     args = ["-s", "8M", "-t", 1, "-f", 1, "--prefault", "--keep", "--csv"]
     mine, theirs = {}, {}
-    for round_no in range(5):
+    for round_no in range(10):
         # Ten times too slow after one round: no need to wait for four more,
         # but only if the kit's own difference was a real measurement (on a
         # busy machine one round of the kit can come out negative).
         if round_no == 1 and diff(theirs) > 0.005 and diff(mine) > 10 * diff(theirs) + 0.05:
+            break
+        if round_no == 5 and diff(mine) <= 3 * diff(theirs) + 0.005:
             break
         for passes in (1, 1 + EXTRA_PASSES):
             g.fresh()
