@@ -199,8 +199,7 @@ def main():
                      f"(TRIALS=10 make {label}); the longer settings' medians mean something.")
     if not busy_now and not noisy and not short:
         lines.append("   quiet enough: the medians above mean something; their (min-max) is the spread.")
-    facts["verdict"] = " ".join(w for w, on in (("busy", busy_now), ("noisy", noisy), ("short", short)) if on)
-    facts["verdict"] = facts["verdict"] or "quiet"
+    facts["verdict"] = " ".join(w for w, on in (("busy", busy_now), ("noisy", noisy), ("short", short)) if on) or "quiet"
     print("\n".join(lines))
     tmp = out + ".tmp"
     with open(tmp, "w") as f:
