@@ -11,10 +11,11 @@ Layers, outermost first (docs/instructors.md has the table):
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
      network namespace, where they reach nothing), no POSIX message queue,
      no fallocate (gigabytes of disk between two looks of the watchdog;
-     an io_uring request could still ask for it), no io_uring unless a check asks for it and bubblewrap runs (no
-     filter sees an io_uring request: outside bubblewrap, one could open
-     a Unix socket of the machine by its path, which nothing else
-     closes), nothing but the machine's own system-call ABI.
+     an io_uring request could still ask for it), no io_uring unless a
+     check asks for it and bubblewrap runs (no filter sees an io_uring
+     request: outside bubblewrap, one could open a Unix socket of the
+     machine by its path, which nothing else closes), nothing but the
+     machine's own system-call ABI.
   4. Landlock, where the kernel has it (grading/landlock.py): read only the
      system's directories and the run's, write only the run directory, no
      TCP, no signal or abstract Unix socket leaving the sandbox, no /proc.
@@ -471,7 +472,7 @@ class Sandbox:
                      f"{LIMIT_MEMORY >> 20} MiB per run, open and unlinked files and shared memory included, "
                      f"by a watchdog: no cgroup)")
         parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink, no io_uring") +
-                     ", no POSIX message queues)")
+                     ", no POSIX message queues, no fallocate)")
         if self.landlock:
             fs, net, scoped = landlock.handled(self.landlock)
             parts.append(f"Landlock ABI {self.landlock} on every program (files"
