@@ -132,21 +132,23 @@ $(PLOT_LABS): plot-%: all
 plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh common/table.py
 	@bash common/plot.sh $< $@
 
-# T=launch runs tests/launch.bats only (T="launch runs": those two).
+# Tests: tests/*.bats (the kit's own), labs/*/tests/*.bats (each lab's),
+# grading/tests/*.bats (the grader's). T=launch runs launch.bats only
+# (T="launch runs": those two).
 test: all
-	@bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(T)))
+	@bash tests/run.sh $(T)
 
-# Suites that test no program of the kit's (crashstates: the Python tool and bin/fsrecord.so, which
-# has no sanitizer build): the sanitizer builds skip them.
-NOT_KIT_C := tests/crashstates.bats tests/lessons.bats tests/grade%.bats tests/gradelib.bats tests/hostile.bats tests/hostile%.bats tests/answers.bats tests/predict.bats tests/class.bats tests/starter.bats tests/handin.bats tests/summary.bats tests/addlab.bats
-
+# The sanitizer builds run the tests of the kit's C: common.bats (common/'s
+# helpers) and each program's own file, labs/*/tests/PROG.bats; not the lab
+# scripts' (shell over the same programs), nor the Python and shell tools'.
+KIT_C_TESTS := tests/common.bats $(wildcard $(foreach p,$(PROGRAMS),labs/*/tests/$(p).bats))
 check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin-tsan/,$(THREADED))
-	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the suite but the grader's, the class results', the starter's, handin's, the answers', the predictions' and Lab 6's crash states' (Python and shell, no C of the kit's built with a sanitizer) and the lab scripts' (shell over the programs their own files test)"
-	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(filter-out $(NOT_KIT_C) tests/lab%.bats,$(wildcard tests/*.bats))
+	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer: $(notdir $(KIT_C_TESTS:.bats=))"
+	@BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh $(KIT_C_TESTS)
 	@if [ -n "$(THREADED)" ]; then echo "== ThreadSanitizer: $(THREADED)"; \
-	  BIN=bin-tsan bash tests/run.sh $(addprefix tests/,$(addsuffix .bats,$(THREADED))); fi
+	  BIN=bin-tsan bash tests/run.sh $(THREADED); fi
 
-# The kit's own files, found from the tree (the fixtures under tests/ are
+# The kit's own files, found from the tree (the fixtures under grading/tests/ are
 # test data, some hostile on purpose): shellcheck on every shell script (by
 # extension, or an extensionless file with a sh/bash shebang), pyflakes and
 # pycodestyle (setup.cfg) on the Python, cppcheck on the C. One line per
@@ -157,7 +159,7 @@ check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin
 # Instructors only (setup.cfg is not in the starter, and a student's stubs
 # are not the kit's code to hold to this).
 ifneq ($(wildcard grading/starter.sh),)
-LINT_FIND := find . \( -path ./.git -o -path ./tests/fixtures -o -path ./bin -o -path ./bin-asan -o -path ./bin-tsan -o -path ./build -o -path ./dist -o -path ./$(SCRATCH) \) -prune -o -type f
+LINT_FIND := find . \( -path ./.git -o -path ./grading/tests/fixtures -o -path ./bin -o -path ./bin-asan -o -path ./bin-tsan -o -path ./build -o -path ./dist -o -path ./$(SCRATCH) \) -prune -o -type f
 lint:
 	@bash common/deps.sh shellcheck pyflakes3 pycodestyle cppcheck >&2
 	@echo "== shellcheck -S warning"; { $(LINT_FIND) \( -name '*.sh' -o -name '*.bash' \) -print; \
@@ -229,7 +231,7 @@ help:
 	@echo "make labN       run one lab: $(LAB_TARGETS)"
 	@echo "make plot       draw plot/*.png from data/ (PREVIEW=1: also as text in the terminal)"
 	@echo "make plot-labN  draw only lab N's figures"
-	@echo "make test       run the test suite, then a tally per test file (T=launch: only tests/launch.bats)"
+	@echo "make test       run the test suite, then a tally per test file (T=launch: only launch.bats)"
 	@echo "make check      the test suite on sanitizer builds (ASan+UBSan; TSan for threaded programs)"
 	@echo "make bench      speed benchmarks, as ratios against a reference run alongside"
 	@echo "make validate   Lab 5: iopattern against fio on the same patterns (fio is optional)"

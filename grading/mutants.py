@@ -11,7 +11,7 @@ mutant, "MUTANT name: caught N/N", and exits 1 unless every one was
 caught every time.  A mutant names its check by the @check function
 (kills=together), resolved here to the check's title.  --apply makes one
 mutant's edit in a copy of a submission, for a test that reads what the
-grader says of it (tests/grade-lab2.bats), and grades nothing.
+grader says of it (grading/tests/grade-lab2.bats), and grades nothing.
 """
 
 import argparse

@@ -25,22 +25,19 @@
 # helper that only a region calls is `static inline` (no unused-function
 # warning). The starter must compile with the kit's -Werror.
 #
-# The starter holds the kit (Makefile, README.md, handout.md, .gitignore,
-# common/, labs/, plot/*.gp, data/reference/, docs/speed-goals.md, tests/) with every region
-# replaced, and none of the grader's material: grade.sh, grading/ (fixtures,
-# reference answers), the grader's tests (tests/grade*.bats, gradelib.bats
-# among them, tests/grading.bash, tests/hostile*.bats and their fixtures,
-# tests/unit/test_grading.py, tests/addlab.bats), make class's (tests/class.bats,
-# tests/class-gen.py, tests/unit/test_classresults.py) and this tool's (tests/starter.bats,
-# tests/fixtures/starter/). Its README ends before "## For instructors",
-# where everything about these tools is. It is built in a temporary
-# directory, compiled with the kit's default CFLAGS (-Werror), and only then
-# renamed into place: never half a starter.
+# The starter is the kit without the grader: grading/ (its checks, reference
+# answers, tests and fixtures, this tool) and grade.sh are left out, as is
+# setup.cfg (make lint's settings), and every region is replaced. Every
+# test a student gets lives outside grading/: tests/ (the kit's own) and
+# labs/N-topic/tests/ (each lab's). Its README ends before "## For
+# instructors", where everything about these tools is. It is built in a
+# temporary directory, compiled with the kit's default CFLAGS (-Werror),
+# and only then renamed into place: never half a starter.
 #
 # --labs 1,2,3,4 makes a starter for a course without the other labs. What
-# belongs to a lab is found in the tree: labs/N-*/, plot/labN-*.gp,
-# data/reference/labN-*, tests/labN.bats and tests/PROG.bats for each of its
-# programs, and the handout's "## Lab N:" section. A lab left out whose
+# belongs to a lab is found in the tree: labs/N-*/ (its programs, lab
+# script and tests), plot/labN-*.gp, data/reference/labN-*, and the
+# handout's "## Lab N:" section. A lab left out whose
 # programs a kept lab runs (its lab_begin line names them) is refused.
 set -euo pipefail
 
@@ -145,13 +142,9 @@ strip() {
 	awk -v name="$2" "$STRIP_AWK" "$1"
 }
 
-# What goes into the starter, relative to the kit. tests/ loses the
-# grader's tests and this tool's below, and any test file that names grading/.
+# What goes into the starter, relative to the kit (and below: plot/*.gp,
+# data/reference/, docs/speed-goals.md).
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
-# Patterns, matched in the starter's copy (not wherever this runs from).
-NOT_FOR_STUDENTS=('tests/grade*.bats' tests/grading.bash 'tests/hostile*.bats' 'tests/fixtures/hostile*' tests/answers.bats
-	tests/unit/test_grading.py tests/class.bats tests/class-gen.py tests/unit/test_classresults.py
-	tests/starter.bats tests/fixtures/starter tests/addlab.bats)
 
 # looks_like_starter DIR: DIR is a starter this tool made, safe to replace.
 looks_like_starter() {
@@ -160,13 +153,8 @@ looks_like_starter() {
 
 # drop_lab DIR N: removes lab N's files from the starter in DIR.
 drop_lab() {
-	local dir=$1 lab=$2 src prog
-	for src in "$dir"/labs/"$lab"-*/*.c; do
-		[ -e "$src" ] || continue
-		prog=$(basename "$src" .c)
-		rm -f "$dir/tests/$prog.bats"
-	done
-	rm -rf "$dir"/labs/"$lab"-* "$dir"/plot/lab"$lab"-*.gp "$dir"/data/reference/lab"$lab"-* "$dir/tests/lab$lab.bats"
+	local dir=$1 lab=$2
+	rm -rf "$dir"/labs/"$lab"-* "$dir"/plot/lab"$lab"-*.gp "$dir"/data/reference/lab"$lab"-*
 	# the handout's section: from the --- before "## Lab N:" to the next ---
 	python3 - "$dir/handout.md" "$lab" <<-'PY'
 	import re, sys
@@ -203,7 +191,7 @@ check_labs() {
 }
 
 make_starter() {
-	local out=$1 build=$2 labs=$3 parent tmp rel errors=0 regions=0 left lab name
+	local out=$1 build=$2 labs=$3 parent tmp rel errors=0 regions=0 left lab
 	case $out in /*) ;; *) out="$PWD/$out" ;; esac
 	parent=$(dirname "$out")
 	cd "$KIT"
@@ -228,22 +216,12 @@ make_starter() {
 	# of docs/, only what the students' README links to
 	[ ! -e docs/speed-goals.md ] || { mkdir -p "$tmp/docs" && cp docs/speed-goals.md "$tmp/docs/"; }
 	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
-	(cd "$tmp" && for pattern in "${NOT_FOR_STUDENTS[@]}"; do compgen -G "$pattern" | xargs -r rm -rf --; done)
-	# and any other test file that loads or reads the grader, found in the tree
-	(cd "$tmp" && { grep -lZE 'load grading|grading/' tests/*.bats tests/*.bash || true; } | xargs -0r rm -f)
 	# The README's last section is for instructors, about tools students do
 	# not get: the starter's README ends before it.
 	awk '/^## For instructors/ { exit } !/#for-instructors/' README.md >"$tmp/README.md"
-	rmdir "$tmp/tests/fixtures" 2>/dev/null || true
 	if [ -n "$labs" ]; then
 		for lab in $(ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|'); do
 			[[ ",$labs," == *",$lab,"* ]] || drop_lab "$tmp" "$lab"
-		done
-		# and the tests' helpers that no test left names (tests/NAME.py, .bash)
-		for rel in "$tmp"/tests/*.py "$tmp"/tests/*.bash; do
-			[ -e "$rel" ] || continue
-			name=$(basename "$rel"); name=${name%.*}
-			grep -qF -- "$name" "$tmp"/tests/*.bats || rm -f "$rel"
 		done
 	fi
 	# editor and build leftovers

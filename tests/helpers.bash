@@ -2,7 +2,9 @@
 # Programs come from $BIN (bin, or bin-asan/bin-tsan under make check);
 # each test runs in its own empty directory, $BATS_TEST_TMPDIR.
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+# tests/helpers.bash is loaded from tests/, each lab's tests/ and the grader's:
+# the kit is the folder above this file's.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 case ${BIN:=bin} in /*) ;; *) BIN="$ROOT/$BIN" ;; esac
 case ${UNIT:=build/test-common} in /*) ;; *) UNIT="$ROOT/$UNIT" ;; esac
 

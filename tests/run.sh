@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# run.sh [FILE.bats...] - runs the test suite (default: tests/*.bats), two
-# files at a time (TEST_JOBS=N), then a tally per file (passed/tests, seconds, and how many were
-# skipped) and one line "N passed, N failed, N skipped". A skipped test
-# says why: in the students' kit, a test that needs another program still
-# to be written. Exit status 0 only if nothing failed. `make test T=launch`
-# runs tests/launch.bats alone. What the tests need is installed first
+# run.sh [NAME|FILE.bats...] - runs the test suite, two files at a time
+# (TEST_JOBS=N), then a tally per file (passed/tests, seconds, and how many
+# were skipped) and one line "N passed, N failed, N skipped". The suite is
+# every .bats file in tests/ (the kit's own: common/, make labs, handin),
+# labs/*/tests/ (each lab's programs and lab script) and, in the
+# instructor's kit, grading/tests/ (the grader's). A NAME is a file's name
+# without .bats: `make test T=launch` runs labs/1-interleave/tests/launch.bats
+# alone. A skipped test says why: in the students' kit, a test that needs
+# another program still to be written. Exit status 0 only if nothing failed. What the tests need is installed first
 # where it can be (common/deps.sh), else the command that installs it is
 # printed; the grader's tests (in the instructor's kit) also want
 # bubblewrap and strace, and skip, saying why, where they are missing.
@@ -19,14 +22,21 @@ fi
 export BIN=${BIN:-bin} UNIT=${UNIT:-build/test-common}
 
 # Largest files first: they take longest, and the others fill in around them.
-# shellcheck disable=SC2046 # the names have no spaces
-[ $# -gt 0 ] || set -- $(ls -S tests/*.bats)
-for file in "$@"; do
-	[ -f "$file" ] && continue
-	echo "run.sh: there is no $file; the test files are:" \
-		"$(cd tests && ls -- *.bats | sed 's/\.bats$//' | tr '\n' ' ')" >&2
-	exit 2
+# shellcheck disable=SC2046,SC2086 # the names have no spaces
+all=$(ls -S $(compgen -G 'tests/*.bats'; compgen -G 'labs/*/tests/*.bats'; compgen -G 'grading/tests/*.bats'))
+[ $# -gt 0 ] || set -- $all
+files=()
+for name in "$@"; do
+	# a NAME: the one file of the suite called NAME.bats
+	file=$name
+	[ -f "$file" ] || file=$(grep -E "(^|/)$name\.bats\$" <<<"$all") || {
+		echo "run.sh: there is no test file $name; they are:" \
+			"$(sed 's|.*/||; s/\.bats$//' <<<"$all" | sort | tr '\n' ' ')" >&2
+		exit 2
+	}
+	files+=("$file")
 done
+set -- "${files[@]}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -67,7 +77,7 @@ elif [ "$(grep -l "$uses_reference" "$@" | wc -l)" -ge 2 ]; then
 	grep -qvx '[0-9]*' <<<"$labs" && labs=$(cd labs && ls -d [0-9]*-* | cut -d- -f1)
 	export IOLAB_TEST_REFERENCE=$out/reference
 	# shellcheck disable=SC2086,SC2034 # one word per lab; grading.bash reads ROOT
-	(ROOT=$PWD && . tests/grading.bash && run_labs "$IOLAB_TEST_REFERENCE/kit" $labs &&
+	(ROOT=$PWD && . grading/tests/grading.bash && run_labs "$IOLAB_TEST_REFERENCE/kit" $labs &&
 		touch "$IOLAB_TEST_REFERENCE/done") >"$out/reference.log" 2>&1 &
 	reference=$!
 fi

@@ -112,18 +112,3 @@ kit() {
 	# deps.sh's "Missing: gnuplot" was said once, not once per figure
 	[ "$(grep -c 'Missing: gnuplot' <<<"$output")" -eq 1 ]
 }
-
-@test "make lab5 with iopattern built without liburing: the lab and its figures finish, exit 0" {
-	needs iopattern
-	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
-	kit
-	mkdir -p kit/data && cp -R "$ROOT/data/reference" kit/data/	# the published tables some figures draw
-	rm -f kit/bin/iopattern
-	# the figures read the kit's data/: the lab writes there
-	run env -u BIN -u DATA make -s --no-print-directory -C kit lab5 SCALE=tiny SCRATCH="$PWD/scratch" IOLAB_NO_URING=1
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[[ $output == *"depth         io_uring       left out: iopattern: --iodepth needs io_uring, and this iopattern was built without liburing"* ]]
-	[ -s kit/plot/lab5-depth.png ]
-	[ "$(tail -n 1 <<<"$output")" = "Next: open the figures, then answer the questions in handout.md." ]
-}

@@ -90,7 +90,7 @@ if [ "$platform" = prairielearn ]; then
 	mkdir -p "$stage"
 fi
 cp -R Makefile README.md handout.md grade.sh common labs tests grading "$stage/"
-rm -rf "$stage/grading/autograder"
+rm -rf "$stage/grading/autograder" "$stage/grading/tests"
 mkdir -p "$stage/plot" "$stage/data"
 cp plot/*.gp "$stage/plot/"
 [ ! -d data/reference ] || cp -R data/reference "$stage/data/"

@@ -1,0 +1,86 @@
+#!/usr/bin/env bats
+# grade.sh on Lab 4: full marks for the reference, and for each broken copy
+# of it exactly the checks it should lose. Then the mutants of
+# grading/lab4.py, each graded 3 times (pwriters writing other bytes or
+# accepting -F 0, datagen ignoring --seed among them).
+
+load ../../tests/helpers
+load grading
+GRADED_LAB=4
+
+# One batch run grades the reference and every broken copy (Lab 4 only);
+# the tests read its reports.
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	# A student's kit with Lab 4 done at tiny scale.
+	mkdir subs
+	reference_kit 4
+	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
+
+	# Broken copies, as directories.
+	local lab4=labs/4-writers
+	variant hang		# datagen's writers never see that they should stop
+	sed -i 's/while (round_no == written \&\& !stopping)/while (round_no == written)/' subs/hang/$lab4/datagen.c
+	# Fabricated results: every trial of pwriters a copy of the first, with a
+	# thread per file 100 times cheaper in CPU without fsync (its rate
+	# recomputed so that the row stays consistent); two datagen runs per mode.
+	variant fabricated
+	awk -F, -v OFS=, 'NR > 1 { key = $2 "," $4 "," $5 "," $7
+			if (key in first) { split(first[key], t, " "); $9 = t[1]; $10 = t[2]; $11 = t[3]; $12 = t[4] }
+			else first[key] = $9 " " $10 " " $11 " " $12 }
+		NR > 1 && $2 == "per-file" && $7 == 0 {
+			$10 = sprintf("%.6f", $10 / 100); $12 = sprintf("%.3f", $4 * $5 / 1048576 / $10) } 1' \
+		unpacked/iolab-handin/data/lab4-writers.csv >subs/fabricated/data/lab4-writers.csv
+	awk -F, '$1 != 3' unpacked/iolab-handin/data/lab4-datagen.csv >subs/fabricated/data/lab4-datagen.csv
+
+	# A ThreadSanitizer build that fails as if TSan could not run here,
+	# graded by the race check only: the grader's own probe runs, so the
+	# student is not let off.
+	mkdir subs-tsan
+	cp -R unpacked/iolab-handin subs-tsan/fake-fatal
+	sed -i 's/^\tenum strategy strategy = o.strategy;$/&\n\tif (strategy == PER_FILE) {\n\t\tfprintf(stderr, "FATAL: ThreadSanitizer: unexpected memory mapping\\n");\n\t\texit(66);\n\t}/' \
+		subs-tsan/fake-fatal/$lab4/pwriters.c
+	cmp -s unpacked/iolab-handin/$lab4/pwriters.c subs-tsan/fake-fatal/$lab4/pwriters.c && return 1
+	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer subs-tsan/fake-fatal >fake-fatal.txt 2>&1 || true
+
+	"$ROOT/grade.sh" --batch subs -j 2 --labs 4 >batch.log 2>&1
+}
+
+# says NAME TEXT: the report of submission NAME holds TEXT.
+says() {
+	grep -qF -- "$2" "$BATS_FILE_TMPDIR/grades/$1.txt"
+}
+
+@test "grade.sh lab 4: the reference submission scores full marks" {
+	[ -z "$(failed reference)" ]
+	max=$("$ROOT/grade.sh" --list --labs 4 | awk -F'\t' '{ s += $2 } END { print s }')
+	says reference "Score: $max/$max"
+}
+
+@test "grade.sh lab 4: a datagen that never ends is killed, and grading goes on" {
+	# its ThreadSanitizer build hangs as well
+	[ "$(failed hang | tr '\n' '|')" = "datagen: threaded and -z write the kit's bytes, per seed|pwriters and datagen: no data race (ThreadSanitizer)|" ]
+	[ "$(points_lost hang)" -eq 5 ]
+	says hang "datagen did not finish in 5 s (killed)"
+	says hang "datagen (built with ThreadSanitizer) did not finish in 10 s (killed)"
+	says hang "reproduce: mkdir d; bin/datagen -s "
+	! pgrep -f "iolab-grade.*/bin/datagen"
+}
+
+@test "grade.sh lab 4: copied trials, too few runs and a thread per file that costs no CPU are caught" {
+	[ "$(failed fabricated | tr '\n' '|')" = "data/lab4-writers.csv: every configuration, plausible values, 3+ real trials|data/lab4-datagen.csv: both modes, plausible values, 3+ real runs|data/lab4-writers.csv: without fsync, a thread per file costs CPU|" ]
+	[ "$(points_lost fabricated)" -eq 6 ]
+	says fabricated ": not measured"
+	says fabricated "only 2 "
+	says fabricated "the median cpu_mib_s of per-file"
+}
+
+@test "grade.sh lab 4: a ThreadSanitizer build that only says TSan cannot run here still fails" {
+	grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" "$BATS_FILE_TMPDIR/fake-fatal.txt"
+	grep -q "pwriters (built with ThreadSanitizer): exit status 66 (FATAL: ThreadSanitizer: unexpected memory mapping)" "$BATS_FILE_TMPDIR/fake-fatal.txt"
+	[ "$(grep -c "not checked\|: SKIP" "$BATS_FILE_TMPDIR/fake-fatal.txt")" -eq 0 ]
+}
+
+@test "grade.sh lab 4: every mutant of pwriters and datagen loses its check in every grading (3, or IOLAB_MUTANT_TIMES)" {
+	all_mutants_caught 4 2 11
+}

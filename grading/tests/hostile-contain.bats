@@ -1,0 +1,239 @@
+#!/usr/bin/env bats
+# The grader's containment layers that need no namespaces (Landlock, the
+# system-call filter, IPC removal, closed run directories, per-grading disk
+# and memory limits) against hostile programs: each attack that held
+# without bubblewrap fails, with it and without. Run as root; CI runs it
+# twice, with bubblewrap and with bwrap hidden from PATH (Gradescope's case).
+
+load ../../tests/helpers
+load grading
+
+# grade NAME LAB ONLY: grades subs/NAME (only its lab's builds and the
+# checks named ONLY) into grades/NAME.txt.
+grade() {
+	IOLAB_LIMIT_MEMORY_MIB=256 IOLAB_LIMIT_DISK_MIB=256 "$ROOT/grade.sh" --labs "$2" --only "$3" "subs/$1" >"grades/$1.txt" 2>&1
+}
+
+# sub NAME LAB_DIR PROG FIXTURE DEFINES...: subs/NAME, a submission of one
+# program, the hostile FIXTURE in place of PROG, with these #defines.
+sub() {
+	local name=$1 dir=$2 prog=$3 fixture=$4 def
+	shift 4
+	mkdir -p "subs/$name/labs/$dir"
+	for def in "$@"; do echo "#define $def"; done >"subs/$name/labs/$dir/$prog.c"
+	cat "$ROOT/grading/tests/fixtures/hostile/$fixture.c" >>"subs/$name/labs/$dir/$prog.c"
+}
+
+setup_file() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	cd "$BATS_FILE_TMPDIR" || return 1
+	mkdir subs grades
+	TAG="iolab-contain-$$"
+	echo "$TAG" >tag
+	# Another checkout's answer key, readable by every user, as on an
+	# instructor's machine.
+	OTHER=$(mktemp -d /tmp/iolab-contain-other.XXXXXX)
+	chmod 755 "$OTHER"
+	mkdir -p "$OTHER/grading/answers"
+	echo "answer key $TAG" >"$OTHER/grading/answers/lab1.md"
+	chmod -R a+rX "$OTHER"
+	echo "$OTHER" >other-dir
+	# A Unix socket any user may connect to, in the machine's /tmp, as a
+	# D-Bus socket is in /run.
+	BUS=$(mktemp -d /tmp/iolab-contain-bus.XXXXXX)
+	chmod 755 "$BUS"
+	echo "$BUS" >bus-dir
+	# A TCP and a UDP server on one port of loopback, and a server on that
+	# Unix socket, that record whatever reaches them (server.log, bus.log).
+	python3 -c '
+import os, select, socket, sys
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(5)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(t.getsockname())
+x = socket.socket(socket.AF_UNIX); x.bind(sys.argv[2]); os.chmod(sys.argv[2], 0o777); x.listen(5)
+print(t.getsockname()[1], flush=True)
+while True:
+    for s in select.select([t, u, x], [], [], 600)[0] or sys.exit(0):
+        if s is u:
+            data = u.recv(100)
+        else:
+            c, _ = s.accept(); data = c.recv(100); c.close()
+        open(sys.argv[3] if s is x else sys.argv[1], "ab").write(data + b"\n")
+' "$BATS_FILE_TMPDIR/server.log" "$BUS/bus" "$BATS_FILE_TMPDIR/bus.log" >port &
+	echo $! >server.pid
+	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+	local port defs
+	port=$(cat port)
+	defs=("ANSWERS \"$OTHER/grading/answers/lab1.md\"" "PORT $port" "TAG \"$TAG\"")
+
+	sub intruder 1-interleave writer intruder "${defs[@]}"
+	# Memory and disk against limits of 256 MiB the test sets
+	# (IOLAB_LIMIT_MEMORY_MIB, IOLAB_LIMIT_DISK_MIB): small enough to reach
+	# in seconds on a slow disk, now that posix_fallocate writes.
+	sub hoard-RSS 1-interleave writer hoarder RSS "HOLD 100"
+	sub hoard-SHM 1-interleave writer hoarder SHM "HOLD 100"
+	sub hoard-MAPPED 1-interleave writer hoarder MAPPED "HOLD 100"
+	sub hoard-UNLINKED 1-interleave writer hoarder UNLINKED "HOLD 100"
+	sub hoard-MEMFD 1-interleave writer hoarder MEMFD "HOLD 100"
+	sub hoard-UNTOUCHED 1-interleave writer hoarder UNTOUCHED "HOLD 100"
+	sub ringer 5-patterns iopattern ringer "${defs[@]}"
+	sub knocker 5-patterns iopattern knocker "SOCKET \"$BUS/bus\"" "TAG \"$TAG\""
+
+	# The controls: the intruder and the ringer outside the grader (as root,
+	# in an IPC namespace of its own so that the objects go with it) reach
+	# all they try.
+	mkdir -p control/run-1 control/run-2
+	cc -o control/intruder subs/intruder/labs/1-interleave/writer.c -lrt &&
+		(cd control/run-2 && unshare --ipc ../intruder 2>../intruder.txt) || true
+	cc -o control/ringer subs/ringer/labs/5-patterns/iopattern.c -luring &&
+		(cd control && ./ringer 2>ringer.txt) || true
+	cc -o control/knocker subs/knocker/labs/5-patterns/iopattern.c -luring &&
+		(cd control && ./knocker 2>knocker.txt) || true
+	grep -c "$TAG" server.log >server.before
+	grep -c "$TAG" bus.log >bus.before || true
+
+	# Two at a time (not wait: the server is a child too).
+	grade intruder 1 "writer:" & grade hoard-RSS 1 "writer:"
+	wait $!
+	grade hoard-SHM 1 "writer:" & grade hoard-UNLINKED 1 "writer:"
+	wait $!
+	grade hoard-MEMFD 1 "writer:" & grade ringer 5 "iodepth"
+	wait $!
+	local mapped
+	grade hoard-MAPPED 1 "writer:" & mapped=$!
+	grade knocker 5 "iodepth: N" & grade hoard-UNTOUCHED 1 "writer:"
+	wait $mapped $!
+	kill "$(cat server.pid)" 2>/dev/null || true
+}
+
+teardown_file() {
+	cd "$BATS_FILE_TMPDIR" || return 0
+	[ -s server.pid ] && kill "$(cat server.pid)" 2>/dev/null
+	[ -s other-dir ] && rm -rf "$(cat other-dir)"
+	[ -s bus-dir ] && rm -rf "$(cat bus-dir)"
+	return 0
+}
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "the hostile suite needs root: each grading gets its own uid"
+	cd "$BATS_FILE_TMPDIR" || return 1
+}
+
+# The intruder's line of stderr, as the writer check quotes it.
+said() { grep -o 'intruder:.*' "grades/$1.txt" | head -1; }
+
+@test "contain: the intruder, the ringer and the knocker, run outside the grader, reach everything they try" {
+	cat control/intruder.txt control/ringer.txt control/knocker.txt
+	grep -q "answers=ok proc=ok netlink=ok tcp=ok run1-read=ok run1-write=ok shm=ok sem=ok msg=ok mq=ok" \
+		control/intruder.txt
+	grep -q "ringer: tcp=ok udp=ok netlink=ok" control/ringer.txt
+	grep -q "knocker: unix=ok io_uring-unix=ok" control/knocker.txt
+	[ "$(cat server.before)" -eq 3 ]  # the TAG each sent
+	[ "$(cat bus.before)" -eq 2 ]
+}
+
+@test "contain: another checkout's world-readable answers and /proc of other processes stay closed" {
+	said intruder
+	# EACCES: Landlock's refusal; ENOENT: not in bubblewrap's mount namespace
+	said intruder | grep -Eq "answers=(EACCES|ENOENT) proc=EACCES"
+	[ "$(grep -c "answer key" grades/intruder.txt)" -eq 0 ]
+	grep -q '^Containment: .*Landlock ABI [0-9]' grades/intruder.txt
+}
+
+@test "contain: no TCP and no socket table through netlink" {
+	said intruder | grep -q "tcp=EACCES"
+	said intruder | grep -Eq "netlink=(EACCES|ENOENT)"
+	[ "$(grep -c "$(cat tag)" server.log)" -eq "$(cat server.before)" ]
+}
+
+in_bubblewrap() { grep -q '^Containment: bubblewrap' "grades/$1.txt"; }
+
+# Outside bubblewrap no program gets an io_uring (sandbox.NO_IO_URING): the
+# check that needs one is skipped, its points out of the maximum.
+io_uring_skipped() {
+	grep -q '^lab5: iopattern --iodepth: N requests in flight, same data: SKIP 0/3' "grades/$1.txt" &&
+		grep -q 'outside bubblewrap the grader refuses io_uring' "grades/$1.txt" &&
+		grep -q '^Containment: .*system-call filter (no sockets, no netlink, no io_uring' "grades/$1.txt"
+}
+
+@test "contain: io_uring's own sockets (TCP, UDP, netlink) reach nothing in Lab 5's --iodepth check" {
+	grep -E 'ringer:|SKIP' grades/ringer.txt
+	if in_bubblewrap ringer; then
+		grep -q "ringer: tcp=EACCES udp=" grades/ringer.txt   # Landlock refuses its connect
+	else
+		io_uring_skipped ringer
+	fi
+	[ "$(grep -c "netlink=ok" grades/ringer.txt)" -eq 0 ]
+	[ "$(grep -c "$(cat tag)" server.log)" -eq "$(cat server.before)" ]
+}
+
+@test "contain: io_uring reaches no Unix socket of the machine by its path (D-Bus's, say) in Lab 5's --iodepth check" {
+	grep -E 'knocker:|SKIP' grades/knocker.txt
+	if in_bubblewrap knocker; then
+		# the check runs, and the machine's /tmp is not in its mount namespace
+		grep -q "knocker: unix=ENOENT io_uring-unix=ENOENT" grades/knocker.txt
+	else
+		io_uring_skipped knocker
+	fi
+	[ "$(grep -c "$(cat tag)" bus.log)" -eq "$(cat bus.before)" ]
+}
+
+@test "contain: an earlier check's run directory is neither readable nor writable" {
+	said intruder | grep -Eq "run1-read=(EACCES|ENOENT) run1-write=(EACCES|ENOENT)"
+}
+
+@test "contain: no System V IPC object or POSIX message queue outlives the grading" {
+	said intruder | grep -q "mq=EACCES"
+	# Created (with bubblewrap in the sandbox's IPC namespace), then gone.
+	said intruder | grep -q "shm=ok sem=ok msg=ok"
+	python3 - <<-'PY'
+	for kind in ("shm", "sem", "msg"):
+	    head, *rows = open(f"/proc/sysvipc/{kind}").read().splitlines()
+	    cols = head.split()
+	    for row in rows:
+	        v = dict(zip(cols, row.split()))
+	        assert not 1500000000 <= int(v["uid"]) < 1500001000, (kind, row)
+	PY
+}
+
+@test "contain: memory is limited per run, not per process: 3 processes x 100 MiB over 256 MiB" {
+	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-RSS.txt
+}
+
+@test "contain: memory counts memfd files mapped, then closed: 3 x 100 MiB over 256 MiB" {
+	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-MAPPED.txt
+}
+
+@test "contain: System V shared memory counts: 3 segments x 100 MiB, none attached, over 256 MiB" {
+	grep -q '^Containment: bubblewrap' grades/hoard-SHM.txt &&
+		skip "with bubblewrap the segments are in the sandbox's IPC namespace, out of the watchdog's sight (they end with the run)"
+	grep -q "writer used more than 256 MiB of memory (killed)" grades/hoard-SHM.txt
+}
+
+@test "contain: disk counts unlinked-but-open and memfd files, and memfd files mapped untouched, then closed: 3 x 100 MiB over 256 MiB" {
+	for kind in UNLINKED MEMFD UNTOUCHED; do
+		grep -q "writer wrote more than 256 MiB or 20000 files (killed)" grades/hoard-$kind.txt
+	done
+}
+
+@test "contain: the grader's own memory stays under 200 MB on ten CSVs of 4 MiB of short values" {
+	# 2,000,000 values a file: parsed and kept, they took the grader past 1 GB
+	mkdir -p csvs/data
+	echo 1,2,3,4,5,6 >csvs/labs.txt
+	python3 - csvs/data <<-'PY'
+	import sys
+	for name in ("lab1", "lab2", "lab3", "lab3-membw", "lab4-writers", "lab4-datagen", "lab5", "lab5-depth",
+	             "lab6-cost", "lab6-states"):
+	    with open(f"{sys.argv[1]}/{name}.csv", "w") as f:
+	        f.write(",".join(f"c{i}" for i in range(20)) + "\n")
+	        f.write(("1," * 19 + "1\n") * ((4 << 20) // 40 - 3))
+	PY
+	python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:])
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss >> 10, file=sys.stderr)
+' "$ROOT/grade.sh" --only "has the columns the checks read" csvs >csvs.txt 2>csvs.mib
+	grep -E 'columns|values' csvs.txt
+	[ "$(grep -c 'has more than 100000 values (rows x columns), more than the grader parses' csvs.txt)" -eq 10 ]
+	echo "the grader's peak: $(cat csvs.mib) MiB"
+	[ "$(cat csvs.mib)" -lt 200 ]
+}

@@ -1,0 +1,320 @@
+#!/usr/bin/env bats
+# The grader's own integrity against hostile submissions: a score is a
+# function of the kit's checks only and never above its maximum, every way
+# a grading ends writes a valid results.json, quoted text is short and
+# cannot fake a line, a grading's time is bounded and what it finished is
+# kept, and one grading's leftovers never break the next. Cheap: Lab 1 at
+# tiny scale, graded with --only where the test allows. CI runs it with
+# bubblewrap and with bwrap hidden from PATH.
+
+load ../../tests/helpers
+load grading
+
+teardown() {
+	[ -z "${REFUSE_DIR:-}" ] || rm -rf "$REFUSE_DIR"
+}
+
+# Students' code runs only as root or in bubblewrap.
+can_grade() {
+	[ "$(id -u)" -eq 0 ] || command -v bwrap >/dev/null
+}
+
+need_grading() {
+	can_grade || skip "the grader runs students' code only as root or in bubblewrap, and neither is here"
+}
+
+# The reference with Lab 1 done, and the gradings the tests read.
+setup_file() {
+	cd "$BATS_FILE_TMPDIR" || return 1
+	mkdir subs batch grades
+	reference_kit 1
+	variant reference
+	can_grade || return 0
+
+	# A batch: alice/ (a labs.txt naming Lab 1 49 times, a lab the kit
+	# lacks and garbage) beside alice.tar.gz (not a tarball), over the
+	# reports of an earlier batch that must not survive.
+	cp -R subs/reference batch/alice
+	{ printf '1,%.0s' $(seq 48); printf '1,7,x\n'; } >batch/alice/labs.txt
+	head -c 3000 /dev/urandom >batch/alice.tar.gz
+	echo '{"score": 999, "tests": []}' >grades/alice.json
+	echo 'Score: 999/1' >grades/alice.txt
+	echo '{"score": 999, "tests": []}' >grades/alice.tar.gz.json
+	"$ROOT/grade.sh" --batch batch -j 2 --out grades >batch.log 2>&1
+
+	# The hostile writer, graded twice with one seed and once without.
+	variant nester
+	cp "$ROOT/grading/tests/fixtures/hostile-score/nester.c" subs/nester/labs/1-interleave/writer.c
+	local n
+	for n in 1 2; do
+		"$ROOT/grade.sh" --seed 42 --json grades/nester-$n.json --only 'writer:' subs/nester >grades/nester-$n.txt 2>&1
+	done
+	"$ROOT/grade.sh" --json grades/nester-3.json --only 'writer:' subs/nester >grades/nester-3.txt 2>&1
+	# The next grading (the same uid slot, when root) after the nested trees.
+	"$ROOT/grade.sh" --json grades/after-nester.json --only 'writer:' subs/reference >grades/after-nester.txt 2>&1
+}
+
+# report_agrees NAME: grades/NAME.json and grades/NAME.txt agree, and the
+# score is at most the maximum, every test's too.
+report_agrees() {
+	python3 - "$BATS_FILE_TMPDIR/grades/$1.json" "$BATS_FILE_TMPDIR/grades/$1.txt" <<-'PY'
+	import json, re, sys
+	r = json.load(open(sys.argv[1]))
+	score, most = map(int, re.search(r"^Score: (\d+)/(\d+)$", open(sys.argv[2]).read(), re.M).groups())
+	assert r["score"] == score == sum(t["score"] for t in r["tests"]), (r["score"], score)
+	assert most == r["extra_data"]["max_score"] == sum(t["max_score"] for t in r["tests"]), most
+	assert score <= most and all(0 <= t["score"] <= t["max_score"] for t in r["tests"]), r
+	assert len({t["name"] for t in r["tests"]}) == len(r["tests"]), "a check graded twice"
+	PY
+}
+
+@test "labs.txt naming a lab 49 times, a lab the kit lacks and garbage: each lab once, the kit's maximum, a note each" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	cat batch.log >&2
+	[ "$(sed -n 's/^Score: //p' grades/alice.txt)" = "$(lab_max 1)/$(lab_max 1)" ]
+	grep -qx 'Note: labs.txt: lab 1 named again: graded once' grades/alice.txt
+	grep -qx 'Note: labs.txt: this course has no lab 7: ignored' grades/alice.txt
+	grep -qx "Note: labs.txt: 'x' is not a lab number: ignored" grades/alice.txt
+	[ "$(grep -c '^lab1: build writer: ' grades/alice.txt)" -eq 1 ]
+	report_agrees alice
+}
+
+@test "--batch: alice.tar.gz and alice/ each get their own report and row; no earlier report survives" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	! grep -q 'Score: 999\|"score": 999' grades/alice.txt grades/alice.json grades/alice.tar.gz.json
+	grep -q 'not a readable .tar.gz' grades/alice.tar.gz.txt
+	[ ! -e grades/alice.tar.gz.txt.tmp ] && [ ! -e grades/alice.json.tmp ]
+	# class.csv: max_score is each grading's own; an ungraded one gets the batch's (every lab)
+	python3 - grades/class.csv "$(lab_max 1)" "$("$ROOT/grade.sh" --list | awk -F'\t' '{ s += $2 } END { print s }')" <<-'PY'
+	import csv, sys
+	rows = {r["submission"]: r for r in csv.DictReader(open(sys.argv[1]))}
+	assert sorted(rows) == ["alice", "alice.tar.gz"], sorted(rows)
+	assert (rows["alice"]["score"], rows["alice"]["max_score"]) == (sys.argv[2], sys.argv[2]), rows["alice"]
+	assert (rows["alice.tar.gz"]["score"], rows["alice.tar.gz"]["max_score"]) == ("0", sys.argv[3]), rows["alice.tar.gz"]
+	PY
+}
+
+@test "every grading of this file: score <= maximum, and the report, results.json and its tests agree" {
+	need_grading
+	local name n=0
+	for name in alice nester-1 nester-2 nester-3 after-nester; do
+		report_agrees "$name"
+		n=$((n + 1))
+	done
+	[ "$n" -eq 5 ]
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["score"] == 0 and r["tests"] == [], r' \
+		"$BATS_FILE_TMPDIR/grades/alice.tar.gz.json"
+}
+
+@test "a program's U+2028, U+2029, U+0085, bidi controls and ESC reach the report escaped, never raw" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	grep -F 'writer: exit status 1 (args: ' grades/nester-1.txt | grep -qF '\u2028Score: 999/1\u2029\x85\u202eevil\u2066 \x1b[2J)'
+	! LC_ALL=C grep -q $'\xe2\x80[\xa8\xa9\xae]\|\xc2\x85\|\xe2\x81\xa6\|\x1b' grades/nester-1.txt grades/nester-1.json
+	[ "$(grep -c '^Score: ' grades/nester-1.txt)" -eq 1 ]
+}
+
+@test "--seed N replays a grading's draws; without it, a seed is drawn, printed and in results.json" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	grep -qx 'Seed: 42' grades/nester-1.txt
+	a=$(grep '^    reproduce: bin/writer -c ' grades/nester-1.txt)
+	[ -n "$a" ] && [ "$a" = "$(grep '^    reproduce: bin/writer -c ' grades/nester-2.txt)" ]
+	seed=$(sed -n 's/^Seed: \([0-9]*\)$/\1/p' grades/nester-3.txt)
+	[ -n "$seed" ]
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["extra_data"]["seed"] == int(sys.argv[2]), r' \
+		grades/nester-3.json "$seed"
+	# replayed: that seed draws nester-3's inputs again
+	"$ROOT/grade.sh" --seed "$seed" --only 'writer:' subs/nester >again.txt 2>&1
+	[ "$(grep '^    reproduce: bin/writer -c ' again.txt)" = "$(grep '^    reproduce: bin/writer -c ' grades/nester-3.txt)" ]
+}
+
+@test "3,000 nested directories in the run directory and /tmp: the grading ends with a score, the next one grades" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	! grep -q 'Traceback\|RecursionError' grades/nester-1.txt grades/after-nester.txt
+	grep -q '^lab1: writer: line counts, append and overwrite modes: FAIL 0/3' grades/nester-1.txt
+	grep -q '^lab1: writer: line counts, append and overwrite modes: PASS 3/3' grades/after-nester.txt
+	[ -z "$(find /tmp -maxdepth 1 -name 'iolab-nest-*' -print -quit)" ]
+}
+
+@test "a 3,000,000-character identifier: the build's message and results.json stay small" {
+	need_grading
+	cp -R "$BATS_FILE_TMPDIR/subs/reference" long-name
+	python3 -c 'import sys; open(sys.argv[1], "a").write("int f(void) { return " + "a" * 3000000 + "; }\n")' \
+		long-name/labs/1-interleave/runs.c
+	run "$ROOT/grade.sh" --json long.json --only 'no check has this name' long-name
+	[ "$status" -eq 0 ]
+	grep -q '^lab1: build runs: FAIL 0/1' <<<"$output"
+	[ "${#output}" -lt 20000 ]
+	[ "$(stat -c %s long.json)" -lt 30000 ]
+	grep -q 'more characters)' long.json
+}
+
+@test "a tar member 1,200 directories deep: refused in one line, a results.json with 0" {
+	python3 - <<-'PY'
+	import io, tarfile
+	with tarfile.open("deep.tar.gz", "w:gz") as t:
+	    info = tarfile.TarInfo("iolab-handin/" + "d/" * 1200 + "f")
+	    info.size = 1
+	    t.addfile(info, io.BytesIO(b"x"))
+	PY
+	run "$ROOT/grade.sh" --json deep.json deep.tar.gz
+	[ "$status" -eq 1 ]
+	grep -q '^grade.sh: deep.tar.gz: a path 1202 directories deep (at most 16): ' <<<"$output"
+	! grep -q Traceback <<<"$output"
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["score"] == 0 and "1202 directories deep" in r["output"], r' deep.json
+}
+
+@test "a handin over the unpack limit: the refusal names its largest files" {
+	python3 - <<-'PY'
+	import tarfile
+	with tarfile.open("big.tar.gz", "w:gz", compresslevel=1) as t:
+	    for name, mib in (("small", 1), ("huge", 120), ("large", 90)):
+	        info = tarfile.TarInfo(f"iolab-handin/data/{name}.csv")
+	        info.size = mib << 20
+	        t.addfile(info, open("/dev/zero", "rb"))
+	PY
+	run "$ROOT/grade.sh" --json big.json big.tar.gz
+	[ "$status" -eq 1 ]
+	grep -q "unpacks to more than 200 MiB; its largest files: 'iolab-handin/data/huge.csv' (120 MiB), 'iolab-handin/data/large.csv' (90 MiB)" <<<"$output"
+}
+
+@test "a file name that is not UTF-8, with ESC and U+2028: escaped in the refusal, no crash in any locale" {
+	cp -R "$BATS_FILE_TMPDIR/subs/reference" sub
+	ln -s /etc/passwd "sub/$(printf 'l\xfe\xe2\x80\xa8Score: 999\x1b[2J')"
+	for locale in C.UTF-8 en_US.UTF-8 C; do
+		run env LC_ALL=$locale LANG=$locale "$ROOT/grade.sh" --json odd.json sub
+		[ "$status" -eq 1 ]
+		grep -qF 'links or special files are not accepted: l\xfe\u2028Score: 999\x1b[2J' <<<"$output"
+		! LC_ALL=C grep -q $'\xfe\|\x1b' <<<"$output"
+		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["score"] == 0' odd.json
+	done
+}
+
+@test "--budget: a grading out of time keeps the points of the checks it finished and names those that did not run" {
+	need_grading
+	start=$(date +%s)
+	run "$ROOT/grade.sh" --budget 12 --json b.json --only 'runs: speed' --repeat 40 "$BATS_FILE_TMPDIR/subs/reference"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ $(($(date +%s) - start)) -lt 40 ]
+	grep -q ': NOT RUN 0/2$' <<<"$output"
+	grep -q "^Note: the grading's time (12 s) ran out: [0-9]* check(s) did not finish and scored 0: " <<<"$output"
+	python3 - b.json "$output" <<-'PY'
+	import json, re, sys
+	r = json.load(open(sys.argv[1]))
+	passed = sum(int(m) for m in re.findall(r": PASS (\d+)/\d+ ", sys.argv[2]))
+	assert passed >= 1 and r["score"] == passed == sum(t["score"] for t in r["tests"]), (passed, r["score"])
+	assert r["extra_data"]["max_score"] == 3 + 2 * 40 == sum(t["max_score"] for t in r["tests"]), r["extra_data"]
+	assert any(t["output"].startswith("not run") for t in r["tests"])
+	PY
+}
+
+@test "a grading stopped by SIGTERM (Gradescope's timeout) writes what it finished" {
+	need_grading
+	# SIGTERM once the first check has passed, however loaded the machine.
+	"$ROOT/grade.sh" --json t.json --only 'runs: speed' --repeat 40 "$BATS_FILE_TMPDIR/subs/reference" >t.txt 2>&1 &
+	local pid=$! tries=0
+	until grep -q ': PASS ' t.txt || [ $((tries += 1)) -gt 1200 ]; do sleep 0.1; done
+	kill -TERM "$pid"
+	wait "$pid" || true
+	output=$(cat t.txt)
+	echo "$output"
+	grep -q '^Score: [1-9][0-9]*/83$' <<<"$output"
+	python3 - t.json <<-'PY'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert r["score"] >= 1 and r["score"] == sum(t["score"] for t in r["tests"]), r["score"]
+	assert "was stopped" in r["output"] and sum(t["max_score"] for t in r["tests"]) == 83, r["output"]
+	PY
+}
+
+@test "io_uring refused by the host: the check that needs it is skipped, its points left out of the maximum" {
+	need_grading
+	# Lab 5's iopattern alone (with its headers), graded on its --iodepth check.
+	mkdir -p sub/labs/5-patterns
+	cp "$ROOT/labs/5-patterns/iopattern.c" "$ROOT"/labs/5-patterns/*.h sub/labs/5-patterns/
+	echo 5 >sub/labs.txt
+	run python3 "$ROOT/labs/5-patterns/tests/deny-io-uring.py" EPERM "$ROOT/grade.sh" --json skip.json --only 'iodepth: N' sub
+	echo "$output"
+	[[ $output != "deny-io-uring.py: prctl"* ]] || skip "no seccomp filter here: $output"
+	[ "$status" -eq 0 ]
+	grep -q '^lab5: iopattern --iodepth: N requests in flight, same data: SKIP 0/3' <<<"$output"
+	grep -q '^Note: 1 check(s) skipped, this machine cannot run them, 3 points left out of the maximum' <<<"$output"
+	grep -qx 'Score: 1/1' <<<"$output"
+	python3 - skip.json <<-'PY'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	t = next(t for t in r["tests"] if "iodepth" in t["name"])
+	assert t["max_score"] == 0 and t["output"].startswith("SKIP: this machine refuses io_uring"), t
+	assert r["extra_data"]["max_score"] == 1 and r["score"] == 1, r
+	PY
+	# where the host allows it, the same check runs and counts, in
+	# bubblewrap; outside it the grader itself refuses io_uring
+	run "$ROOT/grade.sh" --only 'iodepth: N' sub
+	if [[ $output == *"Containment: bubblewrap"* ]]; then
+		grep -qx 'Score: 4/4' <<<"$output"
+	else
+		grep -q '^lab5: iopattern --iodepth: N requests in flight, same data: SKIP 0/3' <<<"$output"
+		grep -qx 'Score: 1/1' <<<"$output"
+	fi
+}
+
+@test "--batch where the sandbox refuses (not root, no bubblewrap): one line, exit 1, no class.csv" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run the grader as another user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	# The grader alone, readable by nobody, and a PATH without bwrap.
+	REFUSE_DIR=$(mktemp -d /tmp/iolab-refuse.XXXXXX)
+	chmod 755 "$REFUSE_DIR"
+	cd "$REFUSE_DIR" || return 1
+	mkdir -m 755 kit kit/bin subs out
+	cp -R "$ROOT/grade.sh" "$ROOT/grading" "$ROOT/labs" "$ROOT/handout.md" kit/
+	py=/usr/bin/python3	# not a shim in root's home, which nobody cannot read
+	[ -x "$py" ] || py=$(readlink -f "$(command -v python3)")
+	ln -s "$py" kit/bin/python3
+	ln -s "$(readlink -f "$(command -v dirname)")" kit/bin/dirname
+	cp -R "$BATS_FILE_TMPDIR/subs/reference" subs/alice
+	chmod -R a+rX kit subs
+	chown nobody out
+	run setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env PATH="$PWD/kit/bin" \
+		kit/grade.sh --batch subs --out out/grades
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == "grade.sh: --batch: will not run students' code here: "* ]]
+	[ ! -e out/grades/class.csv ]
+}
+
+@test "make autograder GRADE_LABS=1,7: refused at build time, no zip" {
+	run bash "$ROOT/grading/autograder/build.sh" -o ag.zip --labs 1,7
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "autograder: --labs: this kit has no lab 7 (it has "* ]]
+	[ ! -e ag.zip ]
+}
+
+@test "run_autograder: IOLAB_LABS empty grades every lab of the course; a grading stopped at IOLAB_TIMEOUT keeps its result" {
+	# A fake /autograder whose grade.sh records its arguments and, stopped
+	# by SIGTERM, writes a partial results.json as the real one does.
+	mkdir -p ag/source/labs/1-a ag/source/labs/3-b ag/source/labs/4-c ag/source/grading ag/submission
+	touch ag/source/grading/lab1.py ag/source/grading/lab3.py	# no grading/lab4.py: not a lab of this kit
+	cp "$ROOT/grading/autograder/run_autograder" ag/source/
+	printf 'IOLAB_LABS=\nIOLAB_TIMEOUT=100\n' >ag/source/autograder.conf
+	mkdir ag/submission/labs
+	cat >ag/source/grade.sh <<-'SH'
+	#!/usr/bin/env bash
+	echo "$@" >"$AUTOGRADER_ROOT/args"
+	trap 'echo "{\"score\": 7, \"output\": \"partial\", \"tests\": []}" >"$2"; exit 0' TERM
+	[ -z "${STALL:-}" ] || { sleep 60 >/dev/null & wait; }
+	echo "{\"score\": 9, \"tests\": []}" >"$2"
+	SH
+	chmod +x ag/source/grade.sh
+	AUTOGRADER_ROOT="$PWD/ag" ag/source/run_autograder
+	[[ $(cat ag/args) == "--json $PWD/ag/results/results.json --labs 1,3 --budget 70 $PWD/ag/submission" ]]
+	grep -q '"score": 9' ag/results/results.json
+	STALL=1 AUTOGRADER_ROOT="$PWD/ag" IOLAB_TIMEOUT=2 run ag/source/run_autograder
+	[[ $output == *"grading was stopped at 2 s: results.json keeps the checks it finished"* ]]
+	grep -q '"score": 7' ag/results/results.json
+}

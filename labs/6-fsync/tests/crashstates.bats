@@ -1,0 +1,312 @@
+#!/usr/bin/env bats
+# Lab 6's tools. The recorder (bin/fsrecord.so): every call kind it logs,
+# with its bytes, paths relative to the root, stdio's writes seen at fflush.
+# crashstates: each model rule on hand-made logs whose states are known,
+# and bad input (a cut log, an unknown call or rule, a crashing checker, a
+# program that saves nothing): one line, exit 1, an empty scratch.
+# The recorder is preloaded into the kit's own bin/ programs and python3
+# (a sanitizer build cannot take a preloaded library before its runtime).
+
+load ../../../tests/helpers
+
+CRASH="$ROOT/labs/6-fsync/crashstates.py"
+SHIM="$ROOT/bin/fsrecord.so"
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	mkdir scratch
+}
+
+# The interpreter itself, not a version manager's shim (pyenv's is a
+# script): programs a recorded one runs are not recorded.
+PY=$(python3 -c 'import sys; print(sys.executable)')
+
+# record LOG COMMAND...: COMMAND run here under the recorder, into LOG.
+record() {
+	[ -r "$SHIM" ] || skip "bin/fsrecord.so is not built (make)"
+	local log=$1
+	shift
+	FSRECORD_LOG=$log LD_PRELOAD=$SHIM "$@"
+}
+
+# crash LOG [OPTIONS...]: crashstates --csv with the checker check.sh.
+crash() {
+	local log=$1
+	shift
+	run python3 "$CRASH" --csv --scratch scratch --check "sh $BATS_TEST_TMPDIR/check.sh" "$@" "$log"
+}
+
+hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
+
+# The checker of the replacing saves: f holds "new", or "old" during the save.
+replacing_check() {
+	cat >check.sh <<-'EOF'
+	[ "$(cat f 2>/dev/null)" = new ] && exit 0
+	[ "$1" = during ] && [ "$(cat f 2>/dev/null)" = old ] && exit 0
+	echo "f holds '$(cat f 2>/dev/null)'"; exit 1
+	EOF
+}
+
+# ------------------------------------------------------------------ the recorder
+
+@test "fsrecord: every call kind, in order, with its bytes; files outside the root left out" {
+	mkdir -p root/sub && printf hi >root/old
+	(cd root && record ../calls.log "$PY" -I -c '
+import os, ctypes
+fd = os.open("a", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, b"ab")
+os.pwrite(fd, b"Z", 5)
+os.writev(fd, [b"c", b"d"])
+os.ftruncate(fd, 3)
+os.fsync(fd)
+os.fdatasync(fd)
+ctypes.CDLL(None).sync_file_range(fd, ctypes.c_long(0), ctypes.c_long(0), 2)
+os.close(fd)
+os.rename("a", "sub/b")
+os.unlink("old")
+os.mkdir("d2")
+d = os.open("sub", os.O_RDONLY | os.O_DIRECTORY)
+fd = os.open("c d", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644, dir_fd=d)
+os.write(fd, b"xy")
+os.write(fd, b"z")
+os.close(fd)
+os.close(os.open("/dev/null", os.O_WRONLY))
+')
+	cat >want <<-'EOF'
+	fsrecord 1
+	init file old 6869
+	init dir sub
+	open a fd=3 flags=wronly|creat|trunc created=1
+	write a fd=3 off=0 len=2 data=6162
+	write a fd=3 off=5 len=1 data=5a
+	write a fd=3 off=2 len=2 data=6364
+	ftruncate a fd=3 size=3
+	fsync a fd=3
+	fdatasync a fd=3
+	sync_file_range a fd=3
+	close a fd=3
+	rename a sub/b
+	unlink old
+	mkdir d2
+	open sub fd=3 flags=rdonly|directory created=0
+	open sub/c%20d fd=4 flags=wronly|creat|append created=1
+	write sub/c%20d fd=4 off=0 len=2 data=7879
+	write sub/c%20d fd=4 off=2 len=1 data=7a
+	close sub/c%20d fd=4
+	exit
+	EOF
+	# descriptors are numbered as python3 found them free: compare without them
+	diff <(sed 's/ fd=[0-9]*//' want) <(sed 's/ fd=[0-9]*//' calls.log)
+}
+
+@test "fsrecord: stdio's writes are seen at fflush and fclose, as one write each" {
+	[ -x "$ROOT/bin/saver" ] || skip "bin/saver is not built (make)"
+	mkdir d && cd d
+	record ../calls.log "$ROOT/bin/saver" -s fflush -n 2 -g 1 doc.kv
+	[ "$(cut -d' ' -f1 ../calls.log | tr '\n' ' ')" = "fsrecord open write close exit " ]
+	grep -q "^write doc.kv fd=[0-9]* off=0 len=128 data=$(od -An -tx1 doc.kv | tr -d ' \n')$" ../calls.log
+}
+
+@test "fsrecord: FSRECORD_ROOT sets the root; without FSRECORD_LOG nothing is recorded" {
+	mkdir r
+	record calls.log sh -c 'echo x >r/in; echo y >out'
+	[ "$(grep -c '^open' calls.log)" -eq 2 ]
+	FSRECORD_ROOT=r record calls2.log sh -c 'echo x >r/in2; echo y >out2'
+	grep -q '^open in2 ' calls2.log
+	[ "$(grep -c '^open' calls2.log)" -eq 1 ]
+	LD_PRELOAD=$SHIM sh -c 'echo x >f'
+	[ "$(ls | sort | tr '\n' ' ')" = "calls.log calls2.log f out out2 r scratch " ]
+}
+
+# ------------------------------------------------------------------ the models
+
+# rename.log: "new" written to t, renamed over f ("old"); no sync at all.
+rename_log() {
+	cat >rename.log <<-EOF
+	fsrecord 1
+	init file f $(hex old)
+	open t fd=3 flags=wronly|creat|trunc created=1
+	write t fd=3 off=0 len=3 data=$(hex new)
+	close t fd=3
+	rename t f
+	exit
+	EOF
+}
+
+@test "crashstates: rename without a sync, under each model: the states and broken ones known" {
+	rename_log
+	replacing_check
+	crash rename.log --model posix,ext4-ordered,ext4-auto_da_alloc
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# posix: during, f old alone, or with t empty or t new (3 states); after,
+	# those and f empty (the rename without the data) or f new: 4 broken.
+	# ext4-ordered: the same states through prefixes. auto_da_alloc: never
+	# the rename without the data, so f is never empty.
+	[ "${lines[1]}" = "posix,4,5,8,4,0,4" ]
+	[ "${lines[2]}" = "ext4-ordered,4,5,8,4,0,4" ]
+	[ "${lines[3]}" = "ext4-auto_da_alloc,4,5,7,3,0,4" ]
+	[ -z "$(ls -A scratch)" ]
+}
+
+@test "crashstates: the shortest way to a broken state, readable, and --keep keeps its files" {
+	rename_log
+	replacing_check
+	run python3 "$CRASH" --model ext4-ordered --scratch scratch --keep kept --check "sh $PWD/check.sh" rename.log
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[0]}" = "crashstates: rename.log, model ext4-ordered: 4 calls, 5 crash points, 8 states built, 4 broken" ]
+	[ "${lines[1]}" = "the shortest way to a broken state: a crash after call 4 of 4 (after the program ended)" ]
+	[ "${lines[3]}" = "    2. write t (3 bytes at 0)  -> bytes 0-2: LOST" ]
+	[ "${lines[5]}" = "    4. rename t f  -> f is the file that was t: on disk" ]
+	[ "${lines[6]}" = "  then: f holds ''" ]
+	[ "$(ls kept)" = f ] && [ ! -s kept/f ]
+}
+
+# safe.log: t written and synced, renamed over f, the directory synced
+# (OPTIONS: leave the directory's fsync out).
+safe_log() {
+	cat >safe.log <<-EOF
+	fsrecord 1
+	init file f $(hex old)
+	open . fd=4 flags=rdonly|directory created=0
+	open t fd=3 flags=wronly|creat|trunc created=1
+	write t fd=3 off=0 len=3 data=$(hex new)
+	fsync t fd=3
+	close t fd=3
+	rename t f
+	EOF
+	[ "${1-}" = no-dir-fsync ] || echo "fsync . fd=4" >>safe.log
+	echo exit >>safe.log
+}
+
+@test "crashstates: fsync of the file and of the directory: no broken state under any model" {
+	safe_log
+	replacing_check
+	crash safe.log --model posix,ext4-ordered,ext4-auto_da_alloc
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cut -d, -f1,5 <<<"$output" | tail -n +2 | tr '\n' ' ')" = "posix,0 ext4-ordered,0 ext4-auto_da_alloc,0 " ]
+	# Without the directory's fsync, the rename can be lost once saved: f
+	# old, with t new beside it or (posix only: the fsync of t did not make
+	# its name durable) without it.
+	safe_log no-dir-fsync
+	crash safe.log --model posix,ext4-ordered
+	[ "$(cut -d, -f1,5,7 <<<"$output" | tail -n +2 | tr '\n' ' ')" = "posix,2,6 ext4-ordered,1,6 " ]
+}
+
+@test "crashstates: fsync file against journal: an fsync of another file commits the rename on ext4 only" {
+	rename_log
+	sed -i 's/^exit$/open g fd=5 flags=wronly|creat created=1\nfsync g fd=5\nexit/' rename.log
+	# the data of t is not synced: a checker of names only
+	printf '[ -e t ] && exit 1; exit 0\n' >check.sh
+	crash rename.log --model posix,ext4-ordered
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# ext4: the states with t are those before the rename was journalled
+	# (t empty or new), none after the program (the fsync of g committed the
+	# journal, the rename with it). posix: those two, again with g beside,
+	# and all four after the program too (no fsync of the directory).
+	[ "$(cut -d, -f1,4,5 <<<"$output" | tail -n +2 | tr '\n' ' ')" = "posix,20,8 ext4-ordered,9,2 " ]
+}
+
+@test "crashstates: unsynced blocks: any of them under data any (holes), a prefix under data prefix" {
+	# blocks of 512 bytes; an append of two blocks, a then b, never synced
+	sed -e 's/^block .*/block 512/' -e 's/^name .*/name any512/' "$ROOT/labs/6-fsync/models/posix.model" >any.model
+	sed -e 's/^data any/data prefix/' -e 's/^name .*/name prefix512/' any.model >prefix.model
+	a=$(printf 'a%.0s' $(seq 512)) b=$(printf 'b%.0s' $(seq 512))
+	printf 'fsrecord 1\ninit file L \nopen L fd=3 flags=wronly|append created=0\nwrite L fd=3 off=0 len=1024 data=%s\nexit\n' \
+		"$(hex "$a$b")" >append.log
+	# fine: L is a prefix of the two blocks (no hole of zeros)
+	printf 'case "%s" in "$(cat L)"*) exit 0;; esac; echo hole; exit 1\n' "$a$b" >check.sh
+	crash append.log --model "$PWD/any.model,$PWD/prefix.model"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# during (before the write): L empty; after: "", a, b after a hole, ab
+	# under any (the hole broken), "", a, ab under prefix
+	[ "${lines[1]}" = "any512,2,3,5,1,0,2" ]
+	[ "${lines[2]}" = "prefix512,2,3,4,0,0," ]
+}
+
+@test "crashstates: beyond --max-states, a crash point's states are sampled, and it says so" {
+	python3 -c '
+print("fsrecord 1\ninit file L ")
+print("open L fd=3 flags=wronly|append created=0")
+for i in range(12):
+    print("write L fd=3 off=%d len=4096 data=%s" % (4096 * i, ("%02x" % (65 + i)) * 4096))
+print("exit")' >big.log
+	printf 'exit 0\n' >check.sh
+	crash big.log --model posix --max-states 50
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	IFS=, read -r model calls points states broken sampled _ <<<"${lines[1]}"
+	[ "$model,$calls,$points,$broken" = "posix,13,14,0" ]
+	[ "$sampled" -ge 1 ] && [ "$states" -le 50 ]
+	run python3 "$CRASH" --model posix --max-states 50 --scratch scratch --check "sh $PWD/check.sh" big.log
+	[[ ${lines[0]} == *"(states sampled at "*" crash points: 3 of each)" ]]
+}
+
+@test "crashstates: bad input: one line, exit 1, nothing left in the scratch directory" {
+	rename_log
+	replacing_check
+	head -n -1 rename.log >cut.log
+	crash cut.log
+	[ "$status" -eq 1 ]
+	[[ $output == "crashstates: cut.log: the log ends without 'exit' (line 7): the program did not end through exit"* ]]
+	sed 's/^close t fd=3$/frobnicate t fd=3/' rename.log >unknown.log
+	crash unknown.log
+	[ "$status" -eq 1 ]
+	[ "$output" = "crashstates: unknown.log line 5: the model posix ($ROOT/labs/6-fsync/models/posix.model) does not say what 'frobnicate' does (it needs a line 'call frobnicate KIND')" ]
+	printf 'name bad\nblock 4096\nmetadata sometimes\n' >bad.model
+	crash rename.log --model "$PWD/bad.model"
+	[ "$status" -eq 1 ]
+	[[ $output == "crashstates: $PWD/bad.model line 3: not a rule of a model: 'metadata sometimes'"* ]]
+	printf 'kill -SEGV $$\n' >check.sh
+	crash rename.log
+	[ "$status" -eq 1 ]
+	[[ $output == "crashstates: the checker crashed on a state (killed by signal 11): sh $PWD/check.sh" ]]
+	printf 'fsrecord 1\ninit file f %s\nopen f fd=3 flags=rdonly created=0\nclose f fd=3\nexit\n' "$(hex old)" >idle.log
+	crash idle.log
+	[ "$status" -eq 1 ]
+	[[ $output == "crashstates: idle.log: the program changed no file under its root: no save to crash in"* ]]
+	sed 's/^rename t f$/rename t ..\/f/' rename.log >escape.log
+	crash escape.log
+	[ "$status" -eq 1 ]
+	[ "$output" = "crashstates: escape.log line 6: the path '../f' leaves the root" ]
+	crash no-such.log
+	[ "$status" -eq 1 ]
+	[ "$output" = "crashstates: no-such.log: No such file or directory" ]
+	[ -z "$(ls -A scratch)" ]
+	run python3 "$CRASH" --max-states 0 --check true rename.log
+	[ "$status" -eq 2 ]
+	[[ $output == *"usage: crashstates"* ]]
+}
+
+@test "fsrecord: the vector and at forms, creat and rmdir, and their replay" {
+	mkdir -p root/sub root/gone
+	(cd root && record ../calls.log "$PY" -I -c '
+import os, ctypes
+d = os.open("sub", os.O_RDONLY | os.O_DIRECTORY)
+fd = ctypes.CDLL(None).creat(b"sub/n", 0o644)
+os.pwritev(fd, [b"ab", b"cd"], 1)
+os.close(fd)
+os.rename("n", "m", src_dir_fd=d, dst_dir_fd=d)
+os.unlink("m", dir_fd=d)
+os.rmdir("gone")
+')
+	[ "$(sed 's/ fd=[0-9]*//' calls.log | tr '\n' '|')" = "fsrecord 1|init dir gone|init dir sub|open sub flags=rdonly|directory created=0|\
+open sub/n flags=wronly|creat|trunc created=1|write sub/n off=1 len=4 data=61626364|close sub/n|\
+rename sub/n sub/m|unlink sub/m|rmdir gone|exit|" ]
+	# every call known to the kit's models: the replay builds its states
+	printf 'exit 0\n' >check.sh
+	crash calls.log --model posix,ext4-ordered,ext4-auto_da_alloc
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(tail -n +2 <<<"$output" | cut -d, -f1-3,5 | tr '\n' ' ')" = "posix,7,8,0 ext4-ordered,7,8,0 ext4-auto_da_alloc,7,8,0 " ]
+}
+
+@test "fsrecord: a shell's redirections: the dup'ed descriptor and stdout's stdio writes" {
+	record calls.log bash -c 'echo a >x; echo c >>x; exit 0'
+	[ "$(grep -v '^init' calls.log | sed 's/ fd=[0-9]*//' | tr '\n' '|')" = "fsrecord 1|open x flags=wronly|creat|trunc created=1|\
+close x|write x off=0 len=2 data=610a|open x flags=wronly|creat|append created=0|close x|write x off=2 len=2 data=630a|exit|" ]
+}
+
+@test "fsrecord: a program the recorded one runs is not recorded, and does not restart the log" {
+	record calls.log bash -c 'echo a >x; bash -c "echo b >y"; echo c >>x; exit 0'
+	[ "$(grep -c '^open x' calls.log)" -eq 2 ]
+	! grep -q ' y ' calls.log
+	[ "$(tail -1 calls.log)" = exit ]
+}
