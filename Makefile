@@ -129,7 +129,7 @@ $(PLOT_LABS): plot-%: all
 
 # A figure is redrawn when its script or any result changes; one without its
 # data yet (a lab not run) is skipped with a note instead of failing.
-plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh common/table.py
+plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh
 	@bash common/plot.sh $< $@
 
 # Tests: tests/*.bats (the kit's own), labs/*/tests/*.bats (each lab's),

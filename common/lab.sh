@@ -104,6 +104,17 @@ csv_commit() {
 	echo "wrote $CSV ($(($(wc -l <"$CSV") - 1)) rows)"
 }
 
+# medians OUT CSV ARG...: the medians (min-max) that a figure draws,
+# computed from CSV by common/table.py ARG... --out OUT: whole or not at
+# all. The lab writes them, so that a figure script reads CSV files only.
+medians() {
+	local out=$1
+	shift
+	remove_at_exit "$out.tmp"
+	"$PYTHON" common/table.py "$@" --out "$out"
+	echo "wrote $out (medians for the figures)"
+}
+
 # The lab's number, from its script's name (labs/1-interleave/lab1.sh: 1).
 LAB_N=$(basename "$0" .sh)
 LAB_N=${LAB_N#lab}

@@ -3,16 +3,16 @@
 # plot.sh --preview SCRIPT.gp - draws it as text in the terminal instead.
 #
 # The .gp scripts set no terminal, so the same script draws a PNG here and
-# text for `make plot PREVIEW=1`, and may ask for a size: "# size: 960,820". They get the variables kit, the kit's
-# folder, and python, the Python 3 interpreter, to run the kit's helpers (common/table.py computes the medians they
-# draw). A figure whose data files are not there yet (its lab has not run)
-# is skipped with a note.
+# text for `make plot PREVIEW=1`, and may ask for a size: "# size: 960,820".
+# They read CSV files only, from the kit's folder: a lab's results and the
+# medians its script wrote for the figures (common/table.py --out). A
+# figure whose data files are not there yet (its lab has not run) is
+# skipped with a note.
 set -euo pipefail
 preview=
 if [ "${1-}" = --preview ]; then preview=1; shift; fi
 gp=$1 png=${2-}
 kit=$(cd "$(dirname "$0")/.." && pwd)
-python=$(python3 -c 'import sys; print(sys.executable)')
 
 bash "$kit/common/deps.sh" gnuplot
 
@@ -33,13 +33,13 @@ if [ -n "$preview" ]; then
 	multi='s/^$//'
 	if grep -q 'set multiplot' "$gp"; then multi='s/^\([[:space:]]*\)set ylabel .*/\1unset ylabel/'; fi
 	sed -e "$multi" -e 's/\^{\([^}]*\)}/^\1/g' -e 's/\\\\_/_/g' "$gp" >"$text"
-	gnuplot -e "kit='$kit'; python='$python'; set terminal dumb size 160,40 noenhanced" "$text"
+	gnuplot -e "set terminal dumb size 160,40 noenhanced" "$text"
 	exit 0
 fi
 # A script may ask for another size with a line "# size: WIDTH,HEIGHT".
 size=$(sed -n 's/^# size: \([0-9]*,[0-9]*\)$/\1/p' "$gp")
 tmp="$png.tmp"
 trap 'rm -f "$tmp"' EXIT
-gnuplot -e "kit='$kit'; python='$python'; set terminal pngcairo size ${size:-960,600} font 'sans,10'; set output '$tmp'" "$gp"
+gnuplot -e "set terminal pngcairo size ${size:-960,600} font 'sans,10'; set output '$tmp'" "$gp"
 mv "$tmp" "$png"
 echo "drew $png"

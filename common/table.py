@@ -4,7 +4,7 @@
   python3 common/table.py CSV --by COL[,COL...] --values COL[,COL...]
                           [--count COL[,COL...]] [--gcd COL[,COL...]]
                           [--where COL=VALUE[,VALUE...]]...
-                          [--title TEXT | --csv]
+                          [--title TEXT | --csv | --out FILE]
 
 Groups the rows by the --by columns (in the order the groups first appear)
 and prints, for each group, how many rows it has (n) and, for each --values
@@ -23,11 +23,16 @@ the product of the medians), wall_s/passes (Lab 3: the time of one pass).
 
 --csv prints the same as CSV, for gnuplot: the --by columns, n, then
 COL_median, COL_min and COL_max for each --values column, COL_count for
-each --count column and COL_gcd for each --gcd column (the figures draw medians with min-max whiskers from it).
+each --count column and COL_gcd for each --gcd column; its rows sorted by
+the --by columns in turn (numbers as numbers), so that the rows of one
+series are together and gnuplot joins them with a line. --out FILE writes
+that CSV into FILE, whole or not at all: a lab writes its figures' medians
+with it (data/labN-*-medians.csv), and the figures read those files.
 """
 import argparse
 import csv
 import math
+import os
 import re
 import statistics
 import sys
@@ -90,6 +95,32 @@ def gcd_cell(rows, col):
     return str(math.gcd(*values)) if values else "-"
 
 
+def sort_key(key):
+    """A group's --by values in order, numbers as numbers and before words."""
+    out = []
+    for v in key:
+        try:
+            out.append((0, float(v), ""))
+        except ValueError:
+            out.append((1, 0.0, v))
+    return out
+
+
+def write_csv(f, by, values, counts, gcds, groups, series):
+    """The --csv table into the open file f."""
+    out = csv.writer(f, lineterminator="\n")
+    out.writerow(by + ["n"] + [f"{c}_{s}" for c in values for s in ("median", "min", "max")]
+                 + [f"{c}_count" for c in counts] + [f"{c}_gcd" for c in gcds])
+    for key in sorted(groups, key=sort_key):
+        rows = groups[key]
+        row = list(key) + [len(rows)]
+        for x in series[key]:
+            row += [f"{v:.6g}" for v in (statistics.median(x), min(x), max(x))] if x else ["", "", ""]
+        row += [sum(r[c] == "1" for r in rows) for c in counts]
+        row += [gcd_cell(rows, c).replace("-", "") for c in gcds]
+        out.writerow(row)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file", metavar="CSV")
@@ -102,6 +133,7 @@ def main():
                     metavar="COL=VALUE[,VALUE...]")
     ap.add_argument("--title", help="a line printed above the table")
     ap.add_argument("--csv", action="store_true", help="print CSV for gnuplot")
+    ap.add_argument("--out", metavar="FILE", help="write that CSV into FILE")
     args = ap.parse_args()
     by, values = args.by.split(","), args.values
     used = [c for v in values for c in PRODUCT.fullmatch(v).group(1).split("*")]
@@ -136,16 +168,21 @@ def main():
               for key, rows in groups.items()}
 
     if args.csv:
-        out = csv.writer(sys.stdout, lineterminator="\n")
-        out.writerow(by + ["n"] + [f"{c}_{s}" for c in values for s in ("median", "min", "max")]
-                     + [f"{c}_count" for c in counts] + [f"{c}_gcd" for c in gcds])
-        for key, rows in groups.items():
-            row = list(key) + [len(rows)]
-            for x in series[key]:
-                row += [f"{v:.6g}" for v in (statistics.median(x), min(x), max(x))] if x else ["", "", ""]
-            row += [sum(r[c] == "1" for r in rows) for c in counts]
-            row += [gcd_cell(rows, c).replace("-", "") for c in gcds]
-            out.writerow(row)
+        write_csv(sys.stdout, by, values, counts, gcds, groups, series)
+        return
+    if args.out:
+        # beside FILE, then renamed over it: never half a file
+        tmp = f"{args.out}.tmp"
+        try:
+            with open(tmp, "w", newline="") as f:
+                write_csv(f, by, values, counts, gcds, groups, series)
+            os.replace(tmp, args.out)
+        except OSError as e:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            sys.exit(f"table.py: {args.out}: {e.strerror}")
         return
     table = [by + ["n"] + values + counts + [f"gcd({c})" for c in gcds]]
     for key, rows in groups.items():

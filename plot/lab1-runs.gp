@@ -22,8 +22,9 @@ set xrange [1:200000]
 # stdio's default buffer is the file's st_blksize, recorded in data/machine.txt.
 blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
 csv = 'data/lab1.csv'
-# Medians over the interleaved trials, by experiment and buffer (common/table.py).
-M = '< '.python.' '.kit.'/common/table.py '.csv.' --csv --by experiment,buffer_bytes --values median_run_lines --gcd run_unit_lines --where mode=append --where interleaved=1'
+# Medians over the interleaved trials, by experiment and buffer (lab1.sh
+# writes them with common/table.py).
+M = 'data/lab1-runs-medians.csv'
 # Where a buffer is drawn: unbuffered (-b 0) writes each 2-byte line alone,
 # at 2 bytes; stdio's default at st_blksize.
 x(ex, b) = ex eq "default" ? blksize : (b > 0 ? b : 2)

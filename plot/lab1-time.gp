@@ -11,7 +11,8 @@ set grid
 
 csv = 'data/lab1.csv'
 blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
-M = '< '.python.' '.kit.'/common/table.py '.csv.' --csv --by experiment,buffer_bytes --values wall_s,sys_s,user_s --where mode=append'
+# Medians over the trials, by experiment and buffer (written by lab1.sh).
+M = 'data/lab1-time-medians.csv'
 x(ex, b) = ex eq "default" ? blksize : (b > 0 ? b : 2)
 X = 'x(strcol("experiment"), column("buffer_bytes"))'
 # A CPU time of 0 (less than the kernel's accounting tick) has no place on

@@ -9,12 +9,11 @@ F = 'data/lab2.csv'
 KINDS = 'none flock fcntl ofd'
 SYNCS = 'none fdatasync fsync'
 
-# Medians (min-max) by K and kind of lock, and by K and sync mode
-# (common/table.py); the lock table also counts the rows (two per trial)
-# whose file had every run a multiple of K, and those that interleaved.
-T = '< '.python.' '.kit.'/common/table.py '.F.' --csv --values wall_s'
-LOCKS = T.' --by lines_per_lock,lock --count runs_multiple_of_k,interleaved --where experiment=locks'
-SYNC(s) = T.' --by lines_per_lock --where experiment=sync --where sync='.s
+# Medians (min-max) by experiment, sync mode, kind of lock and K (lab2.sh
+# writes them with common/table.py), with the count of rows (two per
+# trial) whose file had every run a multiple of K, and of those that
+# interleaved.
+M = 'data/lab2-locks-medians.csv'
 kind_x(name) = name eq 'none' ? 1 : name eq 'flock' ? 2 : name eq 'fcntl' ? 3 : 4
 # The K of the locks experiment, and the lines per writer at each, as lists.
 KL = ''
@@ -48,10 +47,10 @@ set label 1 "n/m: in n of m trials every run was a multiple of K\n(K = 10000 in 
 	at graph 0.03, graph 0.06 font ',8'
 nk = words(KL)
 dx(i) = nk > 1 ? 0.3 * ((i - 1.0) / (nk - 1) - 0.5) : 0
-mine(i) = column('lines_per_lock') == word(KL, i)
-plot for [i = 1:nk] LOCKS using (kind_x(strcol('lock')) + dx(i)):(mine(i) ? column('wall_s_median') : NaN): \
+mine(i) = strcol('experiment') eq 'locks' && column('lines_per_lock') == word(KL, i)
+plot for [i = 1:nk] M using (kind_x(strcol('lock')) + dx(i)):(mine(i) ? column('wall_s_median') : NaN): \
 	'wall_s_min':'wall_s_max' with yerrorbars pt 7 lc rgb word(colors, i) title sprintf('K = %s, %s lines', word(KL, i), word(LL, i)), \
-     for [i = 1:nk] LOCKS using (kind_x(strcol('lock')) + dx(i)):(mine(i) ? column('wall_s_max') : NaN): \
+     for [i = 1:nk] M using (kind_x(strcol('lock')) + dx(i)):(mine(i) ? column('wall_s_max') : NaN): \
 	(sprintf('%d/%d', column('runs_multiple_of_k_count') / 2, column('n') / 2)) \
 	with labels offset 0, 0.8 font ',8' tc rgb word(colors, i) notitle
 
@@ -63,6 +62,9 @@ set autoscale x
 set offsets graph 0.1, graph 0.1, 0, 0
 set xtics auto
 set key top right
-plot for [i = 1:3] SYNC(word(SYNCS, i)) using 'lines_per_lock':'wall_s_median':'wall_s_min':'wall_s_max' \
+# a row of the sync experiment with sync mode s (the others are left out,
+# x and all, so that they do not stretch the axes)
+syncs(s) = strcol('experiment') eq 'sync' && strcol('sync') eq s
+plot for [i = 1:3] M using (syncs(word(SYNCS, i)) ? column('lines_per_lock') : NaN):'wall_s_median':'wall_s_min':'wall_s_max' \
 	with yerrorlines lw 2 pt 7 lc rgb word(colors, i) title word(SYNCS, i) . (i == 1 ? '' : '()')
 unset multiplot

@@ -15,10 +15,14 @@ set datafile columnheaders
 F = 'data/lab2.csv'
 
 blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
-M(ex) = '< '.python.' '.kit.'/common/table.py '.F.' --csv --by lines_per_lock,flush' \
-	.' --values median_run_lines --count runs_multiple_of_k,interleaved --where experiment='.ex
-# The same for one flush setting, a row per K.
-MF(ex, fl) = M(ex).' --where flush='.fl
+# Medians (min-max) by experiment, flush and K, with the counts of rows
+# whose runs were all multiples of K and that interleaved (lab2.sh writes
+# them with common/table.py). ex, set by the loop below, is the panel's
+# experiment; mine(fl): a row of it with that flush setting.
+M = 'data/lab2-runs-medians.csv'
+mine(fl) = strcol('experiment') eq ex && column('flush') == fl
+# Where a K's bars stand: K is a power of 10, one slot per decade.
+slot(fl) = mine(fl) ? log10(column('lines_per_lock')) + (fl ? -0.2 : 0.2) : NaN
 max(a, b) = a > b ? a : b
 # Shares of the trials (each trial has two rows, one per writer: the counts
 # are of rows, the shares the same).
@@ -49,16 +53,19 @@ do for [row = 1:2] {
 	plot x with lines dt 2 lc rgb 'gray40' title 'K: one batch', \
 	     blksize / 2 with lines dt 3 lw 2 lc rgb 'black' \
 		title sprintf('one stdio buffer: %.0f lines', blksize / 2), \
-	     M(ex) using (column('lines_per_lock') * 1.1):(column('flush') == 1 ? column('median_run_lines_median') : NaN): \
+	     M using (column('lines_per_lock') * 1.1):(mine(1) ? column('median_run_lines_median') : NaN): \
 		'median_run_lines_min':'median_run_lines_max' with yerrorbars pt 7 ps 0.7 lc rgb '#d62728' title 'fflush before unlock', \
-	     M(ex) using (column('lines_per_lock') / 1.1):(column('flush') == 0 ? column('median_run_lines_median') : NaN): \
+	     M using (column('lines_per_lock') / 1.1):(mine(0) ? column('median_run_lines_median') : NaN): \
 		'median_run_lines_min':'median_run_lines_max' with yerrorbars pt 5 ps 0.7 lc rgb '#1f77b4' title 'no fflush'
 
 	set title sprintf('%s: the trials, as runs --multiple K judged them', ex)
 	set ylabel 'trials (%)'
 	unset logscale
 	set yrange [0:125]
-	set xrange [-0.6:*]
+	stats M using (strcol('experiment') eq ex ? log10(column('lines_per_lock')) : NaN) nooutput
+	set xrange [STATS_min - 0.6 : STATS_max + 0.6]
+	set xtics () nomirror
+	do for [e = int(STATS_min):int(STATS_max)] { set xtics add (sprintf('%d', 10**e) e) }
 	set format y '%g'
 	set style fill solid 0.85 border -1
 	set boxwidth 0.35
@@ -66,13 +73,12 @@ do for [row = 1:2] {
 	set key top center horizontal font ',8'
 	# Stacked: kept whole at the bottom, then broken, then untested on top;
 	# per K, the left bar with fflush, the right bar without.
-	set xtics () nomirror
-	plot MF(ex, 1) using ($0 - 0.2):(pct(whole(0) + broken(0) + untested(0))):xtic(strcol('lines_per_lock')) \
+	plot M using (slot(1)):(pct(whole(0) + broken(0) + untested(0))) \
 		with boxes lc rgb '#bbbbbb' title 'untested (writers never interleaved)', \
-	     MF(ex, 0) using ($0 + 0.2):(pct(whole(0) + broken(0) + untested(0))) with boxes lc rgb '#bbbbbb' notitle, \
-	     for [fl = 1:0:-1] MF(ex, fl) using ($0 + (fl ? -0.2 : 0.2)):(pct(whole(0) + broken(0))) \
+	     M using (slot(0)):(pct(whole(0) + broken(0) + untested(0))) with boxes lc rgb '#bbbbbb' notitle, \
+	     for [fl = 1:0:-1] M using (slot(fl)):(pct(whole(0) + broken(0))) \
 		with boxes lc rgb '#d62728' title (fl ? 'broken (a run not a multiple of K)' : ''), \
-	     for [fl = 1:0:-1] MF(ex, fl) using ($0 + (fl ? -0.2 : 0.2)):(pct(whole(0))) \
+	     for [fl = 1:0:-1] M using (slot(fl)):(pct(whole(0))) \
 		with boxes lc rgb '#2ca02c' title (fl ? 'kept whole' : '')
 }
 unset multiplot

@@ -13,9 +13,8 @@ set datafile separator ','
 F = 'data/lab2.csv'
 R = 'data/reference/lab2-rpi4.csv'
 
-# Medians of the sweep by K and flush (common/table.py), a row per K.
-M(fl) = '< '.python.' '.kit.'/common/table.py '.F.' --csv --by lines_per_lock,lines_written' \
-	.' --values wall_s --where experiment=sweep --where flush='.fl
+# Medians of the sweep by flush and K (written by lab2.sh), a row per K.
+M = 'data/lab2-time-medians.csv'
 # Seconds of a sweep row with flush = fl, else NaN.
 sweep(fl) = strcol('experiment') eq 'sweep' && column('flush') == fl ? column('wall_s') : NaN
 stats F using (strcol('experiment') eq 'sweep' ? column('lines_written') : NaN) nooutput
@@ -43,9 +42,9 @@ set grid
 # the key below the plot, clear of the points
 set key below maxrows 3
 
-plot M(1) using 'lines_per_lock':'wall_s_median':'wall_s_min':'wall_s_max' \
+plot M using 'lines_per_lock':(column('flush') == 1 ? column('wall_s_median') : NaN):'wall_s_min':'wall_s_max' \
 	with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'fflush before unlock', \
-     M(0) using 'lines_per_lock':'wall_s_median':'wall_s_min':'wall_s_max' \
+     M using 'lines_per_lock':(column('flush') == 0 ? column('wall_s_median') : NaN):'wall_s_min':'wall_s_max' \
 	with yerrorlines lw 2 pt 5 lc rgb '#1f77b4' title 'no fflush (--no-flush)', \
      F using (column('lines_per_lock') * 1.12):(sweep(1)) with points pt 6 ps 0.5 lc rgb '#d62728' \
 	title 'each writer of each trial', \

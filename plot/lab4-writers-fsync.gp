@@ -7,10 +7,10 @@
 set datafile separator ','
 S = "seq per-file io-thread pool"
 mine(i) = strcol(2) eq word(S, i) && $7 == 1
-# Medians (min-max) over the trials per strategy and file count
-# (common/table.py); the lines join the medians.
-M(i) = '< '.python.' '.kit.'/common/table.py data/lab4-writers.csv --csv --by files' \
-	.' --values mib_s,cpu_mib_s --where fsync=1 --where strategy='.word(S, i)
+# Medians (min-max) over the trials per fsync, strategy and file count
+# (written by lab4.sh); the lines join the medians.
+M = 'data/lab4-writers-medians.csv'
+ours(i) = strcol('strategy') eq word(S, i) && column('fsync') == 1
 
 set logscale xy
 set xrange [3:1500]
@@ -41,14 +41,14 @@ set title 'from elapsed time (CLOCK\_MONOTONIC): throughput'
 set ylabel 'MiB/s (log scale)'
 plot for [i=1:4] 'data/lab4-writers.csv' using 4:(mine(i) ? $11 : 1/0) \
 	with points pt 7 ps 0.5 lc i notitle, \
-     for [i=1:4] M(i) using 'files':'mib_s_median':'mib_s_min':'mib_s_max' \
+     for [i=1:4] M using 'files':(ours(i) ? column('mib_s_median') : NaN):'mib_s_min':'mib_s_max' \
 	with yerrorlines lw 2 pt 7 ps 0.5 lc i title word(S, i)
 
 set title 'from CPU time (what clock() measures): not a throughput'
 set ylabel 'MiB per CPU-second (log scale)'
 plot for [i=1:4] 'data/lab4-writers.csv' using 4:(mine(i) ? $12 : 1/0) \
 	with points pt 7 ps 0.5 lc i notitle, \
-     for [i=1:4] M(i) using 'files':'cpu_mib_s_median':'cpu_mib_s_min':'cpu_mib_s_max' \
+     for [i=1:4] M using 'files':(ours(i) ? column('cpu_mib_s_median') : NaN):'cpu_mib_s_min':'cpu_mib_s_max' \
 	with yerrorlines lw 2 pt 7 ps 0.5 lc i title word(S, i), \
      for [i=1:4] 'data/reference/lab4-parallel-io.csv' \
 	using 4:(strcol(2) eq word(S, i) ? $5 * $4 / 1048576 / ($6 / 1e6) : 1/0) \

@@ -163,6 +163,20 @@ assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
 	[[ $output == *"t.csv: no column secs"* ]]
 }
 
+@test "table.py --out: the --csv table sorted by the --by columns, numbers as numbers, written whole" {
+	printf '%s\n' "g,k,y" "b,10,5" "a,2,1" "a,10,2" "b,2,6" "a,2,3" >s.csv
+	run python3 "$ROOT/common/table.py" s.csv --by g,k --values y --out m.csv
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$(cat m.csv)" = "$(printf '%s\n' "g,k,n,y_median,y_min,y_max" "a,2,2,2,1,3" "a,10,1,2,2,2" "b,2,1,6,6,6" "b,10,1,5,5,5")" ]
+	[ "$(python3 "$ROOT/common/table.py" s.csv --by g,k --values y --csv)" = "$(cat m.csv)" ]
+	# where it cannot be written: one line, exit 1, nothing left
+	run python3 "$ROOT/common/table.py" s.csv --by g,k --values y --out nodir/m.csv
+	[ "$status" -eq 1 ] && [ "$output" = "table.py: nodir/m.csv: No such file or directory" ]
+	# and a figure script runs no program to get its data: it reads CSV files
+	run grep -lE "python|'< " "$ROOT"/plot/*.gp
+	[ "$status" -eq 1 ] || { echo "figures that run a program: $output"; false; }
+}
+
 @test "table.py: --where keeps the rows whose column is one of the values, repeatable; errors name the file or column" {
 	printf '%s\n' "trial,threads,phase,wall_s" "1,1,fill,0.5" "1,1,copy,2" "1,2,fill,0.25" \
 		"2,1,fill,0.7" "2,1,copy,4" "3,1,fill,0.1" "3,1,copy,3" >r.csv

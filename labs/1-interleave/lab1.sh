@@ -63,6 +63,12 @@ done
 experiment overwrite overwrite "" "$OW_LINES" "$OW_TRIALS" --together
 
 csv_commit
+# What the figures draw: lab1-runs.png, the interleaved trials only (the
+# others tested nothing); lab1-time.png, every trial.
+medians "$DATA/lab1-runs-medians.csv" "$DATA/lab1.csv" --by experiment,buffer_bytes \
+	--values median_run_lines --gcd run_unit_lines --where mode=append --where interleaved=1
+medians "$DATA/lab1-time-medians.csv" "$DATA/lab1.csv" --by experiment,buffer_bytes \
+	--values wall_s,sys_s,user_s --where mode=append
 echo
 # The runs (Q1.1, Q1.2, Q1.4): gcd(run_unit_lines) is the largest number of
 # lines that every run of the setting is a multiple of (its writers' last

@@ -110,6 +110,14 @@ for ((t = 1; t <= LOCK_TRIALS; t++)); do
 done
 
 csv_commit
+# What the figures draw, one file each: lab2-locks.png (the locks and sync
+# experiments), lab2-runs.png (sweep and lockstep), lab2-time.png (sweep).
+medians "$DATA/lab2-locks-medians.csv" "$DATA/lab2.csv" --by experiment,sync,lock,lines_per_lock \
+	--values wall_s --count runs_multiple_of_k,interleaved --where experiment=locks,sync
+medians "$DATA/lab2-runs-medians.csv" "$DATA/lab2.csv" --by experiment,flush,lines_per_lock \
+	--values median_run_lines --count runs_multiple_of_k,interleaved --where experiment=sweep,lockstep
+medians "$DATA/lab2-time-medians.csv" "$DATA/lab2.csv" --by flush,lines_per_lock,lines_written \
+	--values wall_s --where experiment=sweep
 echo
 # Times in seconds per writer for its lines_written lines, as measured.
 "$PYTHON" common/table.py "$DATA/lab2.csv" --by experiment,lines_per_lock,flush,lock,sync,lines_written \

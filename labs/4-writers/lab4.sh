@@ -56,6 +56,9 @@ for ((t = 1; t <= trials; t++)); do
 	done
 done
 csv_commit
+# What the two writers' figures draw, by fsync, strategy and file count.
+medians "$DATA/lab4-writers-medians.csv" "$DATA/lab4-writers.csv" --by fsync,strategy,files \
+	--values mib_s,cpu_mib_s
 
 # datagen's four output files, removed when the lab ends.
 for f in students contacts exams grades; do scratch_file "$f.txt" >/dev/null; done

@@ -33,6 +33,15 @@ run_lab1() {
 	[ "$(tail -n +2 $csv | cut -d, -f1,3 | sort -u | tr '\n' ' ')" = "buffer,0 buffer,1024 buffer,128 buffer,16 buffer,65536 buffer,8192 default, overwrite, " ]
 	# every row has 19 fields and positive elapsed times
 	awk -F, 'NR > 1 && (NF != 19 || $7 <= 0) { exit 1 }' $csv
+	# the medians its figures draw: of the interleaved writer rows only (a
+	# setting whose trials never interleaved has no row), sorted by
+	# experiment and buffer (numbers as numbers); of every row for the times
+	m=data/lab1-runs-medians.csv
+	[ "$(head -1 $m)" = "experiment,buffer_bytes,n,median_run_lines_median,median_run_lines_min,median_run_lines_max,run_unit_lines_gcd" ]
+	[ "$(grep '^buffer,' $m | cut -d, -f2)" = "$(grep '^buffer,' $m | cut -d, -f2 | sort -n)" ]
+	[ "$(awk -F, 'NR > 1 { n += $3 } END { print n }' $m)" -eq "$(awk -F, '$2 == "append" && $19 == 1' $csv | wc -l)" ]
+	[ "$(head -1 data/lab1-time-medians.csv | cut -d, -f1-4)" = "experiment,buffer_bytes,n,wall_s_median" ]
+	[ "$(tail -n +2 data/lab1-time-medians.csv | cut -d, -f3 | tr '\n' ' ')" = "6 6 6 6 6 6 6 " ]
 	# it ends with the tables of medians, the machine's load and the predictions
 	[[ $output == *"== Runs (data/lab1.csv): median (min-max) over the n writer rows of each setting"* ]]
 	[[ $output == *"== Times (data/lab1.csv): seconds per writer"* ]]

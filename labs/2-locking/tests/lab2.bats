@@ -37,6 +37,14 @@ setup() {
 	[ "$(awk -F, '$1 == "sync" { print $2 "," $5 }' $csv | sort -u | tr '\n' ' ')" = \
 		"100,fdatasync 100,fsync 100,none 1000,fdatasync 1000,fsync 1000,none " ]
 	[[ $(cat out) == *"wrote $BATS_FILE_TMPDIR/data/lab2.csv (104 rows)"* ]]
+	# the medians its three figures draw, a file each, every row of its
+	# experiments counted once
+	m=data/lab2-runs-medians.csv
+	[ "$(head -1 $m)" = "experiment,flush,lines_per_lock,n,median_run_lines_median,median_run_lines_min,median_run_lines_max,runs_multiple_of_k_count,interleaved_count" ]
+	[ "$(tail -n +2 $m | cut -d, -f1-3 | head -n 3 | tr '\n' ' ')" = "lockstep,0,10 lockstep,0,100 lockstep,0,1000 " ]
+	[ "$(awk -F, 'NR > 1 { n += $4 } END { print n }' $m)" -eq "$(grep -cE '^(sweep|lockstep),' $csv)" ]
+	[ "$(awk -F, 'NR > 1 { n += $5 } END { print n }' data/lab2-locks-medians.csv)" -eq "$(grep -cE '^(locks|sync),' $csv)" ]
+	[ "$(tail -n +2 data/lab2-time-medians.csv | cut -d, -f1,2 | tr '\n' ' ')" = "0,1 0,10 0,100 0,1000 0,10000 1,1 1,10 1,100 1,1000 1,10000 " ]
 	# it ends with the table of medians
 	[[ $(cat out) == *"lockstep    10000           0      flock  none       200000         4 "* ]]
 }

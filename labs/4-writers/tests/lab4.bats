@@ -23,6 +23,11 @@ setup() {
 	# Every row: 12 fields, positive times and rates; per-file has a thread per file.
 	awk -F, 'NR > 1 && (NF != 12 || $9 <= 0 || $10 <= 0 || $11 <= 0 || $12 <= 0 ||
 		($2 == "per-file" && $3 != $4)) { exit 1 }' $w
+	# the medians both writers' figures draw: 3 trials in each of 2 x 4 x 2 rows
+	m=data/lab4-writers-medians.csv
+	[ "$(head -1 $m)" = "fsync,strategy,files,n,mib_s_median,mib_s_min,mib_s_max,cpu_mib_s_median,cpu_mib_s_min,cpu_mib_s_max" ]
+	[ "$(tail -n +2 $m | cut -d, -f1-4 | head -n 4 | tr '\n' ' ')" = "0,io-thread,5,3 0,io-thread,10,3 0,per-file,5,3 0,per-file,10,3 " ]
+	[ "$(tail -n +2 $m | cut -d, -f4 | sort -u)" = 3 ]
 	[ "$(head -1 $d)" = "trial,mode,records,exams_per_record,buffer_records,seed,bytes,wall_s,cpu_s,fill_s,write_s" ]
 	# tiny: 3 runs of each mode, alternating, the same bytes every time.
 	[ "$(tail -n +2 $d | cut -d, -f1,2 | tr '\n' ' ')" = "1,threaded 1,sequential 2,threaded 2,sequential 3,threaded 3,sequential " ]
