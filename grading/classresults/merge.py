@@ -151,7 +151,7 @@ def process(job):
             raise reader.Rejected("no data/machine.txt: the figures need the machine")
         m = read_machine(files["machine.txt"])
         if not any(f.name in files for f in spec.FILES):
-            raise reader.Rejected("no data/lab*.csv at all")
+            raise reader.Rejected("no data/labN*.csv of a lab's results (a figure's medians are not merged)")
     except (reader.Rejected, Bad) as e:
         result["reject"] = str(e)
         return result

@@ -143,6 +143,8 @@ def physical(v):
 
 
 N, O = "need", "keep"	# required by the figures and checks; kept if present
+# The results each lab measures. What a lab computes from them for its
+# figures (data/labN-*-medians.csv) is not merged: the class's rows are.
 FILES = [
     DataFile("lab1.csv", 1, [
         ("experiment", "token", N), ("mode", "token", N), ("buffer_bytes", "count?", N),
