@@ -224,8 +224,9 @@ make_starter() {
 			[[ ",$labs," == *",$lab,"* ]] || drop_lab "$tmp" "$lab"
 		done
 	fi
-	# editor and build leftovers
+	# editor, build and Python leftovers
 	find "$tmp" \( -name '*.tmp' -o -name '*~' -o -name '.*.swp' -o -name '*.o' \) -type f -delete
+	find "$tmp" -name __pycache__ -type d -prune -exec rm -rf {} +
 
 	# Every C source and header, stripped from the kit's own copy, so that
 	# messages name the kit's files and lines.

@@ -20,7 +20,11 @@ set grid
 set xrange [1:200000]
 
 # stdio's default buffer is the file's st_blksize, recorded in data/machine.txt.
-blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
+# machine.txt's "key: value" lines, read as data split at ':' (0 if the key is missing)
+set datafile separator ':'
+stats 'data/machine.txt' using (strcol(1) eq 'scratch_dir_st_blksize' ? column(2) : 0) nooutput
+blksize = STATS_max
+set datafile separator ','
 csv = 'data/lab1.csv'
 # Medians over the interleaved trials, by experiment and buffer (lab1.sh
 # writes them with common/table.py).

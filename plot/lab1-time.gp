@@ -10,7 +10,11 @@ set key top right
 set grid
 
 csv = 'data/lab1.csv'
-blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
+# machine.txt's "key: value" lines, read as data split at ':' (0 if the key is missing)
+set datafile separator ':'
+stats 'data/machine.txt' using (strcol(1) eq 'scratch_dir_st_blksize' ? column(2) : 0) nooutput
+blksize = STATS_max
+set datafile separator ','
 # Medians over the trials, by experiment and buffer (written by lab1.sh).
 M = 'data/lab1-time-medians.csv'
 x(ex, b) = ex eq "default" ? blksize : (b > 0 ? b : 2)

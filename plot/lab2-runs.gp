@@ -14,7 +14,11 @@ set datafile separator ','
 set datafile columnheaders
 F = 'data/lab2.csv'
 
-blksize = real(system("sed -n 's/^scratch_dir_st_blksize: //p' data/machine.txt"))
+# machine.txt's "key: value" lines, read as data split at ':' (0 if the key is missing)
+set datafile separator ':'
+stats 'data/machine.txt' using (strcol(1) eq 'scratch_dir_st_blksize' ? column(2) : 0) nooutput
+blksize = STATS_max
+set datafile separator ','
 # Medians (min-max) by experiment, flush and K, with the counts of rows
 # whose runs were all multiples of K and that interleaved (lab2.sh writes
 # them with common/table.py). ex, set by the loop below, is the panel's

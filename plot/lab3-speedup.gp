@@ -41,11 +41,15 @@ do for [t = 1:N] {
 }
 set print
 
-# The machine's core count, from the description the lab writes beside the data.
-cores = system("sed -n 's/^cores: //p' data/machine.txt 2>/dev/null")
-if (cores ne '') {
+# The machine's core count, from the description the lab writes beside the
+# data ("key: value" lines, read as data split at ':'; 0 if it is missing).
+set datafile separator ':'
+stats 'data/machine.txt' using (strcol(1) eq 'cores' ? column(2) : 0) nooutput
+cores = STATS_max
+set datafile separator ','
+if (cores > 0) {
 	set arrow from cores, graph 0 to cores, graph 1 nohead dt 3 lc rgb 'gray40'
-	set label sprintf('%s cores', cores) at cores, graph 0.97 left offset 0.5, 0 textcolor rgb 'gray40'
+	set label sprintf('%d cores', cores) at cores, graph 0.97 left offset 0.5, 0 textcolor rgb 'gray40'
 }
 
 set title 'Lab 3: speedup against threads: this machine, prefaulted (solid), and the source''s i5-3470 (dashed)'
