@@ -4,10 +4,10 @@
 #
 # The .gp scripts set no terminal, so the same script draws a PNG here and
 # text for `make plot PREVIEW=1`, and may ask for a size: "# size: 960,820".
-# They read CSV files only, from the kit's folder: a lab's results and the
-# medians its script wrote for the figures (common/table.py --out). A
-# figure whose data files are not there yet (its lab has not run) is
-# skipped with a note.
+# They read files only, from the kit's folder, and run no program: a lab's
+# results, the medians its script wrote for the figures (common/table.py
+# --out) and data/machine.txt. A figure whose CSV files are not there yet
+# (its lab has not run) is skipped with a note.
 set -euo pipefail
 preview=
 if [ "${1-}" = --preview ]; then preview=1; shift; fi
