@@ -84,17 +84,35 @@ scratch_file() {
 
 # Result files are built under a temporary name and renamed when complete,
 # so an interrupted lab never leaves half a CSV behind.
-#   csv_open FILE HEADER;  csv_row FIELD,FIELD,...;  csv_commit
-# Write HEADER as a literal string: grade.sh reads it from the lab script to
-# know the kit's header. It is also left in CSV_HEADER, for checking the
-# header a program prints.
+#   csv_open FILE [AS];  csv_row FIELD,FIELD,...;  csv_commit
+# FILE's header is its columns as the lab declares them, in order, in
+# labs/N-topic/columns.csv (file,column,kind,unit,class; the grader and
+# make class read the same rows); AS: the columns declared for another file
+# (Lab 4's pool and thread-count runs are writers' rows). The header is
+# also left in CSV_HEADER, for checking the header a program prints.
 csv_open() {
 	CSV=$1
-	# shellcheck disable=SC2034 # CSV_HEADER is for the lab scripts
-	CSV_HEADER=$2
+	CSV_HEADER=$(declared "${2:-${1##*/}}") || exit 1
 	CSV_TMP="$1.tmp"
 	remove_at_exit "$CSV_TMP"
-	echo "$2" >"$CSV_TMP"
+	echo "$CSV_HEADER" >"$CSV_TMP"
+}
+# declared FILE: the header of data/FILE as the lab's columns.csv declares it.
+declared() {
+	local header
+	[ -f "$LAB_DIR/columns.csv" ] ||
+		{ echo "$LAB_DIR/columns.csv is missing: it declares the columns of the lab's CSVs" >&2; return 1; }
+	header=$(awk -F, -v f="$1" '$1 == f { printf "%s%s", sep, $2; sep = "," }' "$LAB_DIR/columns.csv")
+	[ -n "$header" ] || { echo "$LAB_DIR/columns.csv declares no column of $1" >&2; return 1; }
+	echo "$header"
+}
+# csv_program OUT EXPECTED: OUT, a program's --csv output, must begin with
+# the header EXPECTED, the columns of a declared header that the program
+# writes; else the lab stops, naming both.
+csv_program() {
+	[ "${1%%$'\n'*}" = "$2" ] && return 0
+	echo "lab$LAB_N: a program's --csv header is ${1%%$'\n'*}; $LAB_DIR/columns.csv declares $2" >&2
+	exit 1
 }
 csv_row() {
 	echo "$1" >>"$CSV_TMP"
@@ -115,9 +133,11 @@ medians() {
 	echo "wrote $out (medians for the figures)"
 }
 
-# The lab's number, from its script's name (labs/1-interleave/lab1.sh: 1).
+# The lab's number, from its script's name (labs/1-interleave/lab1.sh: 1),
+# and its folder in the kit.
 LAB_N=$(basename "$0" .sh)
 LAB_N=${LAB_N#lab}
+LAB_DIR=labs/$(basename "$(dirname "$0")")
 
 # lab_begin TITLE PROGRAM...: checks that the lab's programs are built,
 # announces the lab, describes the machine it runs on, starts measuring

@@ -62,8 +62,9 @@ def kit_labs():
 
 def kit_missing():
     """What a lab folder of this kit lacks to be graded, as one line, or
-    None: every labs/N-name needs its grader module grading/labN.py and its
-    handout section "## Lab N:" (docs/adding-a-lab.md lists the rest)."""
+    None: every labs/N-name needs its grader module grading/labN.py, its
+    handout section "## Lab N:" and the declaration of its CSVs, columns.csv
+    (docs/adding-a-lab.md lists the rest)."""
     try:
         with open(os.path.join(KIT, "handout.md"), encoding="utf-8") as f:
             handout = f.read()
@@ -80,6 +81,12 @@ def kit_missing():
             return f"labs/{d} has no grader module grading/lab{d[0]}.py (see docs/adding-a-lab.md)"
         if handout is not None and not re.search(rf"^## Lab {d[0]}:", handout, re.M):
             return f"labs/{d} has no section '## Lab {d[0]}:' in handout.md (see docs/adding-a-lab.md)"
+        if not os.path.isfile(os.path.join(KIT, "labs", d, "columns.csv")):
+            return f"labs/{d} has no columns.csv declaring the columns of its CSVs (see docs/adding-a-lab.md)"
+    try:
+        gradelib.kit_declared()
+    except ValueError as e:
+        return str(e)
     return None
 
 
@@ -94,9 +101,9 @@ def kit_programs(lab):
 
 def load(labs):
     """The checks of these labs, in order: each lab's builds, its own
-    checks (grading/labN.py), its data columns, figures and answers (the
-    rows its STANDARD declares, with their points); then the machine
-    description."""
+    checks (grading/labN.py), the columns of its CSVs (those its
+    columns.csv declares), figures and answers (the rows its STANDARD
+    declares, with their points); then the machine description."""
     checks, modules = [], {}
     build_time = {"left": BUILD_BUDGET}
     for lab in sorted(set(labs)):   # each lab once, whatever asked for it twice
@@ -114,9 +121,10 @@ def load(labs):
             checks.append(Check(lab, std.build, f"build {prog}", build_check(prog, src, build_time), (),
                                 BUILD_LIMIT))
         checks += own
-        for csv_name, columns in module.COLUMNS.items():
-            checks.append(Check(lab, std.columns, f"{csv_name} has the columns the checks read",
-                                columns_check(lab, csv_name, columns), (), 30))
+        for name, (of, _) in gradelib.kit_declared().items():
+            if of == lab:
+                checks.append(Check(lab, std.columns, f"data/{name} has the declared columns",
+                                    columns_check(lab, f"data/{name}", gradelib.declared_columns(name)), (), 30))
         checks.append(Check(lab, std.figures, f"figures plot/lab{lab}-*.png", figures_check(lab), (), 30))
         checks.append(Check(lab, std.answers, f"answers to Q{lab}.x present", answers_check(module.QUESTIONS), (),
                             30))

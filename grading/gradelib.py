@@ -5,7 +5,6 @@ A lab's grading module (grading/labN.py) declares its checks:
     LAB = 1
     STANDARD = standard(build=1, columns=1, figures=2, answers=1)
     QUESTIONS = {"Q1.1": 2, ...}          # written answers, graded by hand
-    COLUMNS = {"data/lab1.csv": [...]}    # what the data checks read
 
     @check(3, "writer: line counts, append and overwrite modes", needs=["writer"])
     def writer(g):
@@ -22,6 +21,7 @@ and the class CSV are all rendered from the records.
 """
 
 import csv
+import functools
 import hashlib
 import io
 import math
@@ -36,8 +36,10 @@ import time
 import unicodedata
 
 import sandbox
+from classresults.values import declared
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
 FILE_LIMIT = 4 << 20        # the largest submission file the grader reads (make labs writes < 1 MiB)
 # The grader's own memory stays bounded (under 200 MB) whatever a submission
@@ -48,6 +50,18 @@ FILE_LIMIT = 4 << 20        # the largest submission file the grader reads (make
 # lab being graded are kept.
 KEEP_LIMIT = 256 << 10
 CELL_LIMIT = 100_000
+
+
+@functools.lru_cache(maxsize=None)
+def kit_declared():
+    """Every lab's declared CSV columns: {data file name: (lab, [Column])}
+    (labs/N-topic/columns.csv; classresults.values.declared)."""
+    return declared(KIT)
+
+
+def declared_columns(name):
+    """The names of data/NAME's columns, as its lab declares them, in order."""
+    return [c.name for c in kit_declared()[name][1]]
 
 
 class Fail(Exception):
@@ -86,7 +100,7 @@ class Mutant:
 
 class Standard:
     """The rows every lab has, each worth the points given: build (one per
-    program of labs/N-topic/), columns (one per CSV in COLUMNS), figures
+    program of labs/N-topic/), columns (one per CSV its columns.csv declares), figures
     (every plot/labN-*.png) and answers (every written question answered).
     A module declares them in one line, STANDARD = standard(...); grade.py
     grades them, the builds before the module's checks and the rest after."""

@@ -16,7 +16,6 @@ QUESTIONS = {"Q1.1": 2, "Q1.2": 2, "Q1.3": 3, "Q1.4": 2, "Q1.5": 2, "Q1.6": 2}
 LAB1_CSV = "data/lab1.csv"
 NUMBERS = ["trial", "lines_written", "wall_s", "user_s", "sys_s", "start_delay_s", "lines_found",
            "lost_lines", "runs", "median_run_lines", "max_run_lines"]
-COLUMNS = {LAB1_CSV: ["experiment", "mode", "buffer_bytes", "writer"] + NUMBERS}
 
 
 @check(3, "writer: line counts, append and overwrite modes", needs=["writer"])

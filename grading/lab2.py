@@ -33,10 +33,6 @@ LAB2_CSV = "data/lab2.csv"
 WHOLE = ["lines_per_lock", "trial", "lines_written", "vol_cs", "invol_cs", "lines_found", "lost_lines", "runs",
          "max_run_lines"]
 NUMBERS = WHOLE + ["wall_s", "user_s", "sys_s", "start_delay_s", "median_run_lines"]
-# read as text: names, 0/1 flags, and the lock times lockbench alone measures (empty for plain)
-TEXT = ["experiment", "flush", "lock", "sync", "writer", "runs_multiple_of_k", "lock_wait_s", "lock_held_s",
-        "interleaved"]
-COLUMNS = {LAB2_CSV: TEXT + NUMBERS}
 KINDS = ("flock", "fcntl", "ofd")
 
 

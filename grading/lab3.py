@@ -23,7 +23,6 @@ MEMBW_CSV = "data/lab3-membw.csv"
 NUMBERS = ["trial", "threads", "bytes", "files", "prefault", "fsync", "wall_s", "cpu_s", "mib_s", "faults",
            "passes"]
 MEMBW_NUMBERS = ["trial", "threads", "bytes", "passes", "rep", "wall_s", "mib_s"]
-COLUMNS = {MEMBW_CSV: MEMBW_NUMBERS + ["op"], LAB3_CSV: NUMBERS + ["rng", "copy", "phase", "pages"]}
 MIB = 1 << 20
 
 

@@ -24,7 +24,6 @@ WRITERS_NUMBERS = ["trial", "threads", "files", "bytes_per_file", "batch_bytes",
                    "wall_s", "cpu_s", "mib_s", "cpu_mib_s"]
 DATAGEN_NUMBERS = ["trial", "records", "exams_per_record", "buffer_records", "seed", "bytes", "wall_s",
                    "cpu_s", "fill_s", "write_s"]
-COLUMNS = {DATAGEN_CSV: ["mode"] + DATAGEN_NUMBERS, WRITERS_CSV: ["strategy"] + WRITERS_NUMBERS}
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 DATAGEN_FILES = ("students.txt", "contacts.txt", "exams.txt", "grades.txt")
 

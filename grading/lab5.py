@@ -27,16 +27,15 @@ import os
 import re
 import tempfile
 
-from gradelib import Fail, Mutant, check, expect, median, number, standard
+from gradelib import Fail, Mutant, check, declared_columns, expect, median, number, standard
 
 LAB = 5
 STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
 QUESTIONS = {"Q5.1": 3, "Q5.2": 4, "Q5.3": 4, "Q5.4": 4, "Q5.5": 3, "Q5.6": 4, "Q5.7": 3, "Q5.8": 2,
              "Q5.9": 3, "Q5.10": 4, "Q5.11": 3, "Q5.12": 3}
 LAB5_CSV = "data/lab5.csv"
-HEADER = ("op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,seed,trial,ios,bytes,wall_s,cpu_s,"
-          "bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,median_bytes_per_ns,mean_bytes_per_ns,"
-          "stddev_bytes_per_ns,ci95_bytes_per_ns,iodepth,jobs,max_in_flight,lat_mean_us,data_sum").split(",")
+# iopattern --csv: the columns Lab 5 declares for lab5-depth.csv, after experiment and series
+HEADER = declared_columns("lab5-depth.csv")[2:]
 # The columns that say what a trial did: op .. bytes.
 CONDITIONS = HEADER[:HEADER.index("bytes") + 1]
 HEADER_LINE = ",".join(HEADER)
@@ -44,8 +43,6 @@ NUMBERS = ["io_bytes", "direct", "cold", "trial", "ios", "bytes", "wall_s", "cpu
            "lat_p50_us", "lat_p99_us", "cached_pct", "median_bytes_per_ns"]
 DEPTH_CSV = "data/lab5-depth.csv"
 DEPTH_NUMBERS = ["trial", "ios", "bytes", "iops", "iodepth", "jobs", "max_in_flight", "lat_mean_us"]
-COLUMNS = {LAB5_CSV: ["experiment", "series", "op", "sync"] + NUMBERS,
-           DEPTH_CSV: ["experiment", "seed", "data_sum"] + DEPTH_NUMBERS}
 DIO_ALIGN = 512     # the shim's O_DIRECT alignment: every block device's at least
 
 

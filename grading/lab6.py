@@ -19,8 +19,6 @@ STATES_CSV = "data/lab6-states.csv"
 COST_CSV = "data/lab6-cost.csv"
 STATES_NUMBERS = ["records", "calls", "crash_points", "states", "broken", "sampled_points"]
 COST_NUMBERS = ["trial", "records", "doc_bytes", "saves", "wall_s", "us_per_save"]
-COLUMNS = {STATES_CSV: ["strategy", "model", "first_broken_after_call"] + STATES_NUMBERS,
-           COST_CSV: ["strategy"] + COST_NUMBERS}
 STRATEGIES = ("inplace", "fflush", "rename", "fsync-rename", "safe", "log")
 MODELS = ("posix", "ext4-ordered", "ext4-auto_da_alloc")
 CRASHSTATES = os.path.join(KIT, "labs", "6-fsync", "crashstates.py")

@@ -33,7 +33,7 @@ sys.path.insert(0, HERE)
 import grade  # noqa: E402
 
 # A data check's verdict line in a grader's report, "labN: data/FILE: WHAT:
-# PASS 2/2" (or FAIL, SKIP); "data/FILE has the columns..." is no lesson.
+# PASS 2/2" (or FAIL, SKIP); "data/FILE has the declared columns" is no lesson.
 VERDICT = re.compile(r"^lab(\d+): (data/\S+: .*): (PASS|FAIL|SKIP)\b")
 
 

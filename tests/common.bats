@@ -230,3 +230,26 @@ assert rows[1] == ["p", "a", "s", "t", ",", "\""], rows[1]
 	[ "$status" -eq 0 ]
 	[ "$output" = $'31\n10' ]
 }
+
+@test "lab.sh csv_open: the header the lab's columns.csv declares; a program's other header stops the lab" {
+	# $0 is the lab script, as when make runs it: Lab 4, whose pool runs
+	# are rows of the writers' declared columns
+	lab() {
+		bash -c 'cd "$1" && DATA=$2 SCRATCH=$2 && source common/lab.sh && shift 2 && "$@"' \
+			labs/4-writers/lab4.sh "$ROOT" "$BATS_TEST_TMPDIR" "$@"
+	}
+	declared=$(python3 -c 'import csv, sys
+print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file"] == "lab4-writers.csv"))' \
+		"$ROOT/labs/4-writers/columns.csv")
+	[[ $declared == trial,strategy,threads,*,mib_s,cpu_mib_s ]]
+	run lab eval 'csv_open "$DATA/lab4-pool.csv" lab4-writers.csv && echo "$CSV_HEADER" &&
+		csv_program "$(printf "strategy,threads\npool,2")" "${CSV_HEADER#trial,}"; echo not reached'
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "$declared" ]
+	[ "${lines[1]}" = "lab4: a program's --csv header is strategy,threads; labs/4-writers/columns.csv declares ${declared#trial,}" ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ -z "$(ls "$BATS_TEST_TMPDIR")" ]	# no CSV, whole or half
+	run lab csv_open "$BATS_TEST_TMPDIR/lab4-other.csv"
+	[ "$status" -eq 1 ]
+	[ "$output" = "labs/4-writers/columns.csv declares no column of lab4-other.csv" ]
+}

@@ -328,9 +328,12 @@ def record(result, outputs, counts, log):
 def fingerprints(name, data, raw_rows):
     """What copies() compares of one data file: its bytes' digest, and a
     digest per RUN consecutive rows whose timings (wall_s, or the file's
-    first timing column) all have SIGNIFICANT digits or more."""
+    first timing column; none in an untimed file) all have SIGNIFICANT
+    digits or more."""
     marks = {("file", hashlib.sha256(data).hexdigest())}
     f = spec.BY_NAME[name]
+    if not f.timing:
+        return marks
     wall = f.column_names.index(f.timing[0])
     walls = [raw[wall] for raw in raw_rows]
     for i in range(len(walls) - RUN + 1):

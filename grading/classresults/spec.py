@@ -1,22 +1,22 @@
 """What the class results read from each lab's data, in one place.
 
-For every data file: the columns kept in the class's tidy CSV, by NAME (a
-lab script may add columns, which are ignored, or reorder them), with the
-kind of value each must hold; which of them the figures and checks need
-(required: a file without one is left out); what makes a configuration
-(for the forged-trials check) and how one row can be impossible. Then what
-each lab contributes per submission: the points of its class figure
+Which data files are merged, their columns, the kind of value each must
+hold and which the figures and checks need (a file without one is left
+out) are the labs' declarations, labs/N-topic/columns.csv, read here into
+FILES (a lab script may add columns, which are ignored, or reorder them).
+This file adds how each is read: what makes a configuration (for the
+forged-trials check) and how one row can be impossible (READING). Then
+what each lab contributes per submission: the points of its class figure
 (SUMMARIES, with their columns in POINTS) and the one-number measures a
 student is placed by (METRICS). The labs the class results know are the
-labs declared here (LABS).
-
-When a lab's CSV changes, this file is the one to edit.
+labs whose files are merged (LABS).
 """
 
+import os
 import re
 import statistics
 
-from .values import Bad
+from .values import Bad, declared
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -41,14 +41,15 @@ MIN_US_PER_SAVE = 1.0
 
 
 class DataFile:
-    def __init__(self, name, lab, columns, config, check=None, timing=("wall_s",)):
+    def __init__(self, name, lab, columns, config=(), check=None, timing=("wall_s",)):
         self.name, self.lab, self.check = name, lab, check
         # (name, kind, required); kind ends in '?' when the field may be empty
-        self.columns = [(c, k, req == "need") for c, k, req in columns]
+        self.columns = [(c, k, use == "need") for c, k, use in columns]
         self.config = config	# columns that make a configuration (trial and writer excluded)
         # what a trial measured: equal in every trial of a configuration, a
         # forgery; the first, in a run of rows two submissions share, a copy
-        self.timing = timing
+        # (none in a file without them: a lab's counts only)
+        self.timing = timing if all(c in self.column_names for c in timing) else ()
 
     @property
     def column_names(self):
@@ -88,12 +89,6 @@ def lab3_check(v, half):
     passes = (v.get("passes") or 1) if v["phase"] != "dump" else 1
     if not rate_agrees(v["mib_s"], passes * v["bytes"] / MIB, v["wall_s"], half):
         return f"mib_s {v['mib_s']:g} is not bytes / wall_s ({v['wall_s']:g} s)"
-    return None
-
-
-def memcpy_check(v, half):
-    if not rate_agrees(v["mib_s"], v["bytes"] / MIB, v["wall_s"], half):
-        return "mib_s is not bytes / wall_s"
     return None
 
 
@@ -142,83 +137,36 @@ def physical(v):
     return None
 
 
-N, O = "need", "keep"	# required by the figures and checks; kept if present
-# The results each lab measures. What a lab computes from them for its
-# figures (data/labN-*-medians.csv) is not merged: the class's rows are.
-FILES = [
-    DataFile("lab1.csv", 1, [
-        ("experiment", "token", N), ("mode", "token", N), ("buffer_bytes", "count?", N),
-        ("trial", "count", N), ("writer", "token", N), ("lines_written", "count", N),
-        ("wall_s", "seconds", N), ("user_s", "seconds?", O), ("sys_s", "seconds?", O),
-        ("start_delay_s", "seconds?", O), ("lines_found", "count", N), ("lost_lines", "count", N),
-        ("runs", "number?", O), ("median_run_lines", "number?", O), ("max_run_lines", "number?", O),
-    ], config=("experiment", "mode", "buffer_bytes"), check=lines_add_up),
-    DataFile("lab2.csv", 2, [
-        ("experiment", "token", N), ("lines_per_lock", "count", N), ("flush", "flag", N),
-        ("lock", "token", N), ("sync", "token", N), ("trial", "count", N), ("writer", "token", N),
-        ("lines_written", "count", N), ("wall_s", "seconds", N), ("user_s", "seconds?", O),
-        ("sys_s", "seconds?", O), ("lock_wait_s", "seconds?", O), ("lock_held_s", "seconds?", O),
-        ("lines_found", "count", N), ("lost_lines", "count", N), ("runs", "number?", O),
-        ("median_run_lines", "number?", O), ("runs_multiple_of_k", "flag?", O),
-    ], config=("experiment", "lines_per_lock", "flush", "lock", "sync"), check=lines_add_up),
-    DataFile("lab3.csv", 3, [
-        ("trial", "count", N), ("threads", "count", N), ("bytes", "count", N),
-        ("rng", "token", N), ("prefault", "flag", N), ("pages", "token?", O),
-        ("passes", "count?", O), ("phase", "token", N), ("wall_s", "seconds", N),
-        ("cpu_s", "seconds?", O), ("mib_s", "number", N), ("faults", "number?", O),
-    ], config=("threads", "bytes", "rng", "prefault", "pages", "passes", "phase"),
-        check=lab3_check),
-    DataFile("lab3-memcpy.csv", 3, [
-        ("trial", "count", N), ("bytes", "count", N), ("rep", "count?", O),
-        ("wall_s", "seconds", N), ("mib_s", "number", N),
-    ], config=("bytes",), check=memcpy_check),
-    DataFile("lab3-membw.csv", 3, [	# membw at 1..N threads, where the lab has it
-        ("trial", "count", N), ("threads", "count", N), ("op", "token", N),
-        ("bytes", "count", N), ("passes", "count?", O), ("rep", "count?", O),
-        ("wall_s", "seconds", N), ("mib_s", "number", N),
-    ], config=("threads", "op", "bytes", "passes")),
-    DataFile("lab4-writers.csv", 4, [
-        ("trial", "count", N), ("strategy", "token", N), ("threads", "count", N),
-        ("files", "count", N), ("bytes_per_file", "count", N), ("fsync", "flag", N),
-        ("append", "flag?", O), ("wall_s", "seconds", N), ("cpu_s", "seconds", N),
-        ("mib_s", "number", N), ("cpu_mib_s", "number?", O),
-    ], config=("strategy", "threads", "files", "bytes_per_file", "fsync", "append"),
-        check=writers_check),
-    DataFile("lab4-datagen.csv", 4, [
-        ("trial", "count", N), ("mode", "token", N), ("records", "count", N),
-        ("bytes", "count", N), ("wall_s", "seconds", N), ("cpu_s", "seconds?", O),
-        ("fill_s", "seconds?", O), ("write_s", "seconds?", O),
-    ], config=("mode", "records")),
-    DataFile("lab5.csv", 5, [
-        ("experiment", "token", N), ("series", "token", N), ("op", "token", N),
-        ("pattern", "token", N), ("io_bytes", "count", N), ("stride_bytes", "count?", O),
-        ("file_bytes", "count?", O), ("direct", "flag", N), ("cold", "flag?", O),
-        ("sync", "token?", O), ("iodepth", "count?", O), ("jobs", "count?", O),
-        ("trial", "count", N), ("ios", "count", N), ("bytes", "count", N),
-        ("wall_s", "seconds", N), ("cpu_s", "seconds?", O), ("mib_s", "number", N),
-        ("iops", "number", N), ("lat_p50_us", "number?", O), ("lat_p99_us", "number?", O),
-    ], config=("experiment", "series", "op", "pattern", "io_bytes", "stride_bytes",
-               "direct", "cold", "sync", "iodepth", "jobs"), check=lab5_check),
-]
-# Several I/Os in flight (io_uring depth, threads of pread), where the lab has them.
-FILES.append(DataFile("lab5-depth.csv", 5, [
-    ("experiment", "token", N), ("series", "token", N), ("op", "token", N),
-    ("pattern", "token", N), ("io_bytes", "count", N), ("direct", "flag", N),
-    ("iodepth", "count", N), ("jobs", "count", N), ("trial", "count", N),
-    ("ios", "count", N), ("bytes", "count", N), ("wall_s", "seconds", N),
-    ("cpu_s", "seconds?", O), ("mib_s", "number", N), ("iops", "number", N),
-    ("lat_p50_us", "number?", O), ("lat_p99_us", "number?", O), ("lat_mean_us", "number?", O),
-], config=("experiment", "series", "op", "pattern", "io_bytes", "direct", "iodepth", "jobs"),
-    check=lab5_check))
-# Lab 6's cost: time per save of each strategy. Its crash states
-# (lab6-states.csv) are not merged: they are the same on every machine.
-FILES.append(DataFile("lab6-cost.csv", 6, [
-    ("strategy", "token", N), ("trial", "count", N), ("records", "count", N),
-    ("doc_bytes", "count?", O), ("saves", "count", N), ("wall_s", "seconds", N),
-    ("us_per_save", "number", N),
-], config=("strategy", "records"), check=lab6_check,
+# How the class reads each lab's results: what makes a configuration (for
+# the forged-trials check), a row's own check, and what a trial measured.
+# Their columns, kinds and which are merged are the lab's declaration,
+# labs/N-topic/columns.csv (values.declared): a declared file with a merged
+# column (class need or keep) is merged, with the reading given here or,
+# for a lab that gives none, no configuration and no row check. What a lab
+# computes from them for its figures (data/labN-*-medians.csv) is not
+# declared nor merged; nor is Lab 6's lab6-states.csv, the same on every
+# machine.
+READING = {
+    "lab1.csv": dict(config=("experiment", "mode", "buffer_bytes"), check=lines_add_up),
+    "lab2.csv": dict(config=("experiment", "lines_per_lock", "flush", "lock", "sync"), check=lines_add_up),
+    "lab3.csv": dict(config=("threads", "bytes", "rng", "prefault", "pages", "passes", "phase"),
+                     check=lab3_check),
+    "lab3-membw.csv": dict(config=("threads", "op", "bytes", "passes")),
+    "lab4-writers.csv": dict(config=("strategy", "threads", "files", "bytes_per_file", "fsync", "append"),
+                             check=writers_check),
+    "lab4-datagen.csv": dict(config=("mode", "records")),
+    "lab5.csv": dict(config=("experiment", "series", "op", "pattern", "io_bytes", "stride_bytes",
+                             "direct", "cold", "sync"), check=lab5_check),
+    # several I/Os in flight (io_uring depth, threads of pread)
+    "lab5-depth.csv": dict(config=("experiment", "series", "op", "pattern", "io_bytes", "direct", "iodepth",
+                                   "jobs"), check=lab5_check),
     # wall_s is about the same in every trial (each saves for --ms MS)
-    timing=("us_per_save", "saves", "wall_s")))
+    "lab6-cost.csv": dict(config=("strategy", "records"), check=lab6_check,
+                          timing=("us_per_save", "saves", "wall_s")),
+}
+KIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FILES = [DataFile(name, lab, [(c.name, c.kind, c.use) for c in columns if c.use], **READING.get(name, {}))
+         for name, (lab, columns) in declared(KIT).items() if any(c.use for c in columns)]
 BY_NAME = {f.name: f for f in FILES}
 LABS = sorted({f.lab for f in FILES})
 
@@ -241,14 +189,17 @@ def check_file(spec, rows):
     printed, or a rate past what any machine reaches), and forged trials:
     every trial of one configuration with exactly the same time. Raises Bad."""
     times = {}
-    wall = spec.column_names.index("wall_s")
+    # a file with no time (a lab's counts only) has no trial to forge
+    timed = "wall_s" in spec.column_names and spec.timing
+    wall = spec.column_names.index("wall_s") if timed else None
     for line, (v, raw) in enumerate(rows, start=2):
-        why = spec.check(v, half_unit(raw[wall])) if spec.check else None
+        why = spec.check(v, half_unit(raw[wall])) if spec.check and timed else None
         why = why or physical(v)
         if why:
             raise Bad(f"{spec.name} line {line}: {why}")
-        times.setdefault(tuple(v.get(c) for c in spec.config), []).append(
-            (v["wall_s"], tuple(v[c] for c in spec.timing)))
+        if timed:
+            times.setdefault(tuple(v.get(c) for c in spec.config), []).append(
+                (v["wall_s"], tuple(v[c] for c in spec.timing)))
     for conf, trials in times.items():
         if len(trials) >= FORGE_MIN_SAMPLES and trials[0][0] >= FORGE_MIN_SECONDS \
                 and all(t == trials[0] for t in trials):

@@ -7,9 +7,11 @@ digits; int() would take '0x10' with base 0. Everything here says why a
 value is refused, in a line short enough for the merge's report.
 """
 
+import collections
 import csv
 import io
 import math
+import os
 import re
 
 NUMBER = r"[0-9]{1,20}(?:\.[0-9]{1,20})?(?:[eE][-+]?[0-9]{1,3})?"
@@ -170,6 +172,48 @@ def read_csv(data, columns, name):
     parsed = [dict(zip(names, t)) for t in zip(*values)]
     raw = [[r[i] if i is not None else "" for i in order] for r in rows]
     return list(zip(parsed, raw))
+
+
+# ------------------------------------------------------------ the labs' declarations
+
+# labs/N-topic/columns.csv declares every CSV lab N writes, a row per
+# column in the order the lab writes them: file (its name in data/),
+# column, kind (a key of PARSERS, ending in '?' where the field may be
+# empty), unit, and class: "need" (make class leaves out a file without
+# it), "keep" (merged where present) or nothing (not merged). The lab
+# script writes its header from it (common/lab.sh csv_open), the grader
+# checks a submission's header against it, and make class reads it.
+Column = collections.namedtuple("Column", "name kind unit use")
+DECLARED_HEADER = ["file", "column", "kind", "unit", "class"]
+
+
+def declared(kit):
+    """{data file name: (lab, [Column])} of every lab of the kit, in the
+    order declared. A declaration that does not hold together is a fault
+    of the kit: ValueError naming its file and line."""
+    files = {}
+    labs = os.path.join(kit, "labs")
+    for folder in sorted(os.listdir(labs)):
+        path = os.path.join(labs, folder, "columns.csv")
+        if not re.fullmatch(r"[1-9]-.+", folder) or not os.path.isfile(path):
+            continue
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+        where = f"labs/{folder}/columns.csv"
+        if not rows or rows[0] != DECLARED_HEADER:
+            raise ValueError(f"{where}: the header is not {','.join(DECLARED_HEADER)}")
+        for line, row in enumerate(rows[1:], start=2):
+            if len(row) != 5 or row[2].rstrip("?") not in PARSERS or row[4] not in ("need", "keep", "") \
+                    or not HEADER_RE.fullmatch(row[1]):
+                raise ValueError(f"{where} line {line}: not file,column,kind,unit,class with a kind of "
+                                 f"{', '.join(PARSERS)} (? where it may be empty), class need, keep or nothing")
+            lab, columns = files.setdefault(row[0], (int(folder[0]), []))
+            if lab != int(folder[0]):
+                raise ValueError(f"{where} line {line}: {row[0]} is lab {lab}'s")
+            if row[1] in (c.name for c in columns):
+                raise ValueError(f"{where} line {line}: {row[0]} {row[1]} is declared twice")
+            columns.append(Column(*row[1:]))
+    return files
 
 
 # ------------------------------------------------------------ machine.txt

@@ -61,7 +61,7 @@ add_lab7_files() {
 	# lab7.sh - Lab 7 (a test's toy lab): the squares, into data/lab7.csv.
 	source "$(dirname "$0")/../../common/lab.sh"
 	lab_begin "Lab 7: toy" toy
-	csv_open "$DATA/lab7.csv" "n,square"
+	csv_open "$DATA/lab7.csv"
 	while IFS= read -r row; do csv_row "$row"; done < <("$BIN/toy" "$(by_scale 4 40 400)" | tail -n +2)
 	csv_commit
 	lab_end
@@ -105,6 +105,13 @@ add_lab7_handout() {
 	printf '\n## Lab 7\n- P7.1 the square of 4:\n' >>kit/predictions.md
 }
 
+# The declaration of data/lab7.csv: its columns, their kind and unit, both
+# merged by make class.
+add_lab7_columns() {
+	printf 'file,column,kind,unit,class\nlab7.csv,n,count,,need\nlab7.csv,square,count,,need\n' \
+		>kit/labs/7-toy/columns.csv
+}
+
 add_lab7_grader() {
 	cat >kit/grading/lab7.py <<-'PY'
 	"""Lab 7 (a test's toy lab): squares."""
@@ -114,7 +121,6 @@ add_lab7_grader() {
 	LAB = 7
 	STANDARD = standard(build=1, columns=1, figures=2, answers=1)
 	QUESTIONS = {"Q7.1": 1}
-	COLUMNS = {"data/lab7.csv": ["n", "square"]}
 
 
 	@check(2, "toy: the squares of 1..N", needs=["toy"])
@@ -142,6 +148,14 @@ add_lab7_grader() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "grade.sh: labs/7-toy has no section '## Lab 7:' in handout.md (see docs/adding-a-lab.md)" ]
 	add_lab7_handout
+	run kit/grade.sh --list
+	[ "$status" -eq 1 ]
+	[ "$output" = "grade.sh: labs/7-toy has no columns.csv declaring the columns of its CSVs (see docs/adding-a-lab.md)" ]
+	run make -s -C kit lab7 SCALE=tiny
+	[ "$status" -ne 0 ]
+	[[ $output == *"labs/7-toy/columns.csv is missing: it declares the columns of the lab's CSVs"* ]]
+	[ ! -e kit/data/lab7.csv ]
+	add_lab7_columns
 
 	run make -s -C kit lab7 SCALE=tiny
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -155,6 +169,7 @@ add_lab7_grader() {
 
 	kit/grade.sh --list --labs 7 >list
 	[ "$(grep -c '^lab7' list)" -eq 5 ]
+	grep -qx "$(printf 'lab7\t1\tdata/lab7.csv has the declared columns')" list
 	grep -qx "$(printf 'lab7\t2\ttoy: the squares of 1..N')" list
 	# make rubric writes the handout's table: the grader's rows
 	run python3 -B kit/grading/rubric.py
@@ -169,6 +184,15 @@ add_lab7_grader() {
 	if [ "$(id -u)" -eq 0 ]; then run kit/grade.sh --labs 7 --no-bwrap; else run kit/grade.sh --labs 7; fi
 	[[ $output == *"lab7: toy: the squares of 1..N: PASS"* ]] || { echo "$output"; return 1; }
 	[[ $output == *"Score: 8/8"* ]]
+
+	# make class merges its declared columns from a handin of Lab 7
+	mkdir toy-handins
+	cp kit/grading/answers/lab7.md kit/answers.md
+	(cd kit && LABS=7 bash common/handin.sh && mv iolab-handin.tar.gz ../toy-handins/toy.tar.gz)
+	run make -s -C kit class SUBMISSIONS="$PWD/toy-handins" CLASS="$PWD/toy-class"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $(head -1 toy-class/lab7.csv) == *,n,square ]]
+	[ "$(cut -d, -f8- toy-class/lab7.csv | tail -n +2 | tr '\n' ' ')" = "1,1 2,4 3,9 4,16 " ]
 
 	# a course of Labs 1 and 7 (a starter of every lab compiles them all: slow)
 	run make -s -C kit starter LABS=1,7

@@ -21,7 +21,7 @@ load ../../tests/helpers
 }
 
 @test "rubric: a point changed in the handout is reported, and make rubric writes the table back" {
-	sed -e 's/^\(| data\/lab1.csv has the columns the checks read | \)1 |$/\12 |/' \
+	sed -e 's/^\(| data\/lab1.csv has the declared columns | \)1 |$/\12 |/' \
 		-e '/^- \*\*Q1\.1\*\*/,/points/s/(2 points/(5 points/' "$ROOT/handout.md" >handout.md
 	! cmp -s handout.md "$ROOT/handout.md"
 	run python3 -I -B "$ROOT/grading/rubric.py" handout.md
@@ -32,7 +32,7 @@ load ../../tests/helpers
 	run python3 -I -B "$ROOT/grading/rubric.py" --write handout.md
 	[ "$status" -eq 1 ]
 	[ "$(diff handout.md "$ROOT/handout.md" | grep -c '^[<>]')" -eq 2 ]
-	grep -q '^| data/lab1.csv has the columns the checks read | 1 |$' handout.md
+	grep -q '^| data/lab1.csv has the declared columns | 1 |$' handout.md
 }
 
 @test "mutants.py: a mutant names its check by function; one naming it by a title stops it in one line" {

@@ -106,6 +106,40 @@ class Values(unittest.TestCase):
             with self.assertRaisesRegex(Bad, why):
                 values.read_machine(data)
 
+    def test_declared(self):
+        """labs/N-topic/columns.csv: the columns in order, by file; one that
+        does not hold together names its file and line."""
+        with tempfile.TemporaryDirectory() as kit:
+            os.makedirs(os.path.join(kit, "labs", "7-toy"))
+            os.makedirs(os.path.join(kit, "labs", "8-more"))
+            path = os.path.join(kit, "labs", "7-toy", "columns.csv")
+
+            def declare(text):
+                with open(path, "w") as f:
+                    f.write("file,column,kind,unit,class\n" + text)
+                return values.declared(kit)
+            files = declare("lab7.csv,n,count,,need\nlab7.csv,wall_s,seconds?,s,\nlab7-b.csv,x,token,,keep\n")
+            self.assertEqual(list(files), ["lab7.csv", "lab7-b.csv"])
+            self.assertEqual(files["lab7.csv"], (7, [values.Column("n", "count", "", "need"),
+                                                     values.Column("wall_s", "seconds?", "s", "")]))
+            for text, why in [("lab7.csv,n,integer,,need\n", "line 2: not file,column,kind"),
+                              ("lab7.csv,n,count,,maybe\n", "line 2: not file,column,kind"),
+                              ("lab7.csv,N-x,count,,\n", "line 2: not file,column,kind"),
+                              ("lab7.csv,n,count\n", "line 2: not file,column,kind"),
+                              ("lab7.csv,n,count,,\nlab7.csv,n,flag,,\n", "line 3: lab7.csv n is declared twice")]:
+                with self.subTest(text=text):
+                    with self.assertRaisesRegex(ValueError, "^labs/7-toy/columns.csv " + why):
+                        declare(text)
+            declare("lab7.csv,n,count,,\n")
+            with open(os.path.join(kit, "labs", "8-more", "columns.csv"), "w") as f:
+                f.write("file,column,kind,unit,class\nlab7.csv,m,count,,\n")
+            with self.assertRaisesRegex(ValueError, "^labs/8-more/columns.csv line 2: lab7.csv is lab 7's"):
+                values.declared(kit)
+            with open(path, "w") as f:
+                f.write("file,name,kind\n")
+            with self.assertRaisesRegex(ValueError, "^labs/7-toy/columns.csv: the header is not file,column"):
+                values.declared(kit)
+
 
 class Tarballs(unittest.TestCase):
     def test_handin(self):
@@ -379,18 +413,18 @@ class Checks(unittest.TestCase):
             check("random-read,cached,read,random,4096,0,1,1,4096,0.000000,0.4,100\n")
 
     def test_rates_no_machine_reaches(self):
-        f = spec.BY_NAME["lab5.csv"]
-        head = ("experiment,series,op,pattern,io_bytes,direct,jobs,trial,ios,bytes,wall_s,mib_s,iops\n")
+        f = spec.BY_NAME["lab5-depth.csv"]	# the file with threads of pread (jobs)
+        head = ("experiment,series,op,pattern,io_bytes,direct,iodepth,jobs,trial,ios,bytes,wall_s,mib_s,iops\n")
 
         def check(row):
-            spec.check_file(f, values.read_csv((head + row).encode(), f.columns, "lab5.csv"))
+            spec.check_file(f, values.read_csv((head + row).encode(), f.columns, "lab5-depth.csv"))
         # consistent, but 2e7 I/Os a second in one thread: 50 ns each
         with self.assertRaisesRegex(Bad, "iops 2e\\+07 with 1 thread\\(s\\): more than 1e\\+07"):
-            check("random-read,cached,read,random,1,0,1,1,20000000,20000000,1.000000,19.07,2e7\n")
-        check("random-read,cached,read,random,1,0,4,1,20000000,20000000,1.000000,19.07,2e7\n")	# 4 threads
+            check("depth,pread,read,random,1,0,0,1,1,20000000,20000000,1.000000,19.07,2e7\n")
+        check("depth,pread,read,random,1,0,0,4,1,20000000,20000000,1.000000,19.07,2e7\n")	# 4 threads
         # 2 TiB/s: past any core's caches
         with self.assertRaisesRegex(Bad, "mib_s 2.09715e\\+06 with 1 thread"):
-            check("read-size,cached,read,seq,1073741824,0,1,1,2048,2199023255552,1.000000,2097152,2048\n")
+            check("depth,pread,read,seq,1073741824,0,0,1,1,2048,2199023255552,1.000000,2097152,2048\n")
         f = spec.BY_NAME["lab3-membw.csv"]
         rows = values.read_csv(b"trial,threads,op,bytes,wall_s,mib_s\n1,1,copy,1048576,0.000001,2000000\n",
                                f.columns, "lab3-membw.csv")

@@ -29,7 +29,7 @@ out=$(scratch_file lab1-launch.csv)
 summary=$(scratch_file lab1-runs.csv)
 run_list=$(scratch_file lab1-run-list.csv)
 
-csv_open "$DATA/lab1.csv" "experiment,mode,buffer_bytes,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,run_unit_lines,interleaved"
+csv_open "$DATA/lab1.csv"
 
 # experiment NAME MODE BUFFER LINES TRIALS [WRITER OPTION...]: TRIALS runs
 # of writers A and B started together; BUFFER is a -b value, or "" for

@@ -33,7 +33,7 @@ file=$(scratch_file lab2.txt)
 out=$(scratch_file lab2-launch.csv)
 summary=$(scratch_file lab2-runs.csv)
 
-csv_open "$DATA/lab2.csv" "experiment,lines_per_lock,flush,lock,sync,trial,writer,lines_written,wall_s,user_s,sys_s,vol_cs,invol_cs,start_delay_s,lock_wait_s,lock_held_s,lines_found,lost_lines,runs,median_run_lines,max_run_lines,runs_multiple_of_k,interleaved"
+csv_open "$DATA/lab2.csv"
 
 # trial EXPERIMENT K FLUSH LOCK SYNC TRIAL LINES PROGRAM [OPTION...]:
 # writers A and B run PROGRAM -n LINES -k K OPTION... on the file together;

@@ -67,6 +67,7 @@ run_fillcopy() {
 		# written yet), after ending the progress line
 		out=$("$BIN/fillcopy" -t "$threads" -s "$size" -d "$SCRATCH" --rng "$rng" \
 			--pages "$pages" "${options[@]}" --csv) || { status=$?; echo; exit "$status"; }
+		csv_program "$out" "${CSV_HEADER#trial,}"
 		for row in $(tail -n +2 <<<"$out"); do
 			csv_row "$trial,$row"
 		done
@@ -79,10 +80,13 @@ run_fillcopy() {
 # into membw_rows, for data/lab3-membw.csv once data/lab3.csv is done.
 membw_rows=$(scratch_file lab3-membw-rows)
 run_membw() {
-	local threads row
+	local threads row out header
+	header=$(declared lab3-membw.csv) || exit 1
 	printf '%s' "trial $trial/$trials: membw, a store and a copy of $size, $membw_passes passes each, prefaulted, threads"
 	for threads in "${all[@]}"; do
-		for row in $("$BIN/membw" -t "$threads" -s "$size" -r 1 -p "$membw_passes" --csv | tail -n +2); do
+		out=$("$BIN/membw" -t "$threads" -s "$size" -r 1 -p "$membw_passes" --csv)
+		csv_program "$out" "${header#trial,}"
+		for row in $(tail -n +2 <<<"$out"); do
 			echo "$trial,$row" >>"$membw_rows"
 		done
 		printf ' %s' "$threads"
@@ -90,8 +94,7 @@ run_membw() {
 	echo
 }
 
-csv_open "$DATA/lab3.csv" \
-	"trial,threads,bytes,files,rng,copy,prefault,fsync,phase,wall_s,cpu_s,mib_s,faults,pages,passes"
+csv_open "$DATA/lab3.csv"
 : >"$membw_rows"
 for trial in $(seq "$trials"); do
 	run_fillcopy xoshiro 4k first-touch "${all[@]}"
@@ -106,7 +109,7 @@ for trial in $(seq "$trials"); do
 done
 csv_commit
 
-csv_open "$DATA/lab3-membw.csv" "trial,threads,op,bytes,passes,rep,wall_s,mib_s"
+csv_open "$DATA/lab3-membw.csv"
 while IFS= read -r row; do
 	csv_row "$row"
 done <"$membw_rows"

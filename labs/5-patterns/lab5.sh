@@ -38,9 +38,7 @@ STRIDE_FILE=$(by_scale 1M 8M 1G)
 STRIDES_4K=$(by_scale "4K 16K 256K" "4K 16K 64K 256K 1M 4M" "4K 16K 64K 256K 1M 4M 16M 64M")
 STRIDES_128K=$(by_scale "128K 512K" "128K 512K 2M" "128K 512K 2M 8M 32M 128M")
 
-csv_open "$DATA/lab5.csv" "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,\
-seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
-median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns"
+csv_open "$DATA/lab5.csv"
 file=$(scratch_file lab5.dat)
 rm -f "$file"	# left by a killed run: iopattern refuses to reuse a file
 # The six experiments are one I/O at a time in one thread: data/lab5.csv
@@ -52,8 +50,7 @@ point() {
 	local experiment=$1 series=$2 out
 	shift 2
 	out=$("$BIN/iopattern" --csv -r "$TRIALS" "$@" "$file" | cut -d, -f"$FIELDS")
-	[ "experiment,series,$(head -n 1 <<<"$out")" = "$CSV_HEADER" ] ||
-		{ echo "lab5: iopattern's CSV header is not the one expected" >&2; exit 1; }
+	csv_program "$out" "${CSV_HEADER#experiment,series,}"
 	while IFS= read -r row; do
 		csv_row "$experiment,$series,$row"
 	done < <(tail -n +2 <<<"$out")
@@ -135,10 +132,7 @@ curve random-write fsync-each "$EACH_SIZES" -b --op write --pattern random \
 csv_commit
 
 # Several I/Os in flight: every column of iopattern's CSV.
-csv_open "$DATA/lab5-depth.csv" "experiment,series,op,pattern,io_bytes,stride_bytes,file_bytes,direct,cold,sync,\
-seed,trial,ios,bytes,wall_s,cpu_s,bytes_per_ns,mib_s,iops,lat_p50_us,lat_p99_us,cached_pct,\
-median_bytes_per_ns,mean_bytes_per_ns,stddev_bytes_per_ns,ci95_bytes_per_ns,\
-iodepth,jobs,max_in_flight,lat_mean_us,data_sum"
+csv_open "$DATA/lab5-depth.csv"
 FIELDS=1-
 in_flight=(--op read --pattern random -b 4K --file-size "$DEPTH_FILE" --total "$DEPTH_TOTAL" --direct --cold)
 # Where io_uring is refused (a container's seccomp filter, an old kernel),

@@ -19,7 +19,7 @@ TRIALS=${TRIALS:-3}	# cost trials per strategy
 
 # The crash states: the save of generation 2 over generation 1, recorded
 # in a directory of its own, checked by saver --verify.
-csv_open "$DATA/lab6-states.csv" "strategy,records,model,calls,crash_points,states,broken,sampled_points,first_broken_after_call"
+csv_open "$DATA/lab6-states.csv"
 mkdir -p "$DATA/lab6-logs"
 # record STRATEGY: generation 1 saved, generation 2 saved under the
 # recorder, in a directory of their own, removed however the save ends.
@@ -38,6 +38,7 @@ for s in $STRATEGIES; do
 	printf '  %-13s' "$s"
 	out=$("$BIN/crashstates" --csv --model "$MODELS" --scratch "$SCRATCH" \
 		--check "$BIN/saver --verify -s $s -n $RECORDS -g 2 doc.kv" "$DATA/lab6-logs/$s.log")
+	csv_program "$out" "${CSV_HEADER#strategy,records,}"
 	while IFS= read -r row; do
 		csv_row "$s,$RECORDS,$row"
 		IFS=, read -r model _ _ states broken _ <<<"$row"
@@ -47,14 +48,17 @@ for s in $STRATEGIES; do
 done
 csv_commit
 
-csv_open "$DATA/lab6-cost.csv" "strategy,trial,records,doc_bytes,saves,wall_s,us_per_save"
+csv_open "$DATA/lab6-cost.csv"
 file=$(scratch_file lab6.kv)
 remove_at_exit "$file.tmp"
 for s in $STRATEGIES; do
 	printf '  %-13s' "$s"
 	for trial in $(seq "$TRIALS"); do
 		rm -f "$file"
-		row=$("$BIN/saver" -s "$s" -n "$RECORDS" --ms "$MS" --csv "$file" | tail -n +2)
+		# saver's row is the CSV's without trial, which goes in after strategy
+		row=$("$BIN/saver" -s "$s" -n "$RECORDS" --ms "$MS" --csv "$file")
+		csv_program "$row" "${CSV_HEADER/,trial,/,}"
+		row=${row#*$'\n'}
 		csv_row "$s,$trial,${row#*,}"
 		printf ' %s us' "${row##*,}"
 	done
