@@ -106,12 +106,12 @@ declared() {
 	[ -n "$header" ] || { echo "$LAB_DIR/columns.csv declares no column of $1" >&2; return 1; }
 	echo "$header"
 }
-# csv_program OUT EXPECTED: OUT, a program's --csv output, must begin with
-# the header EXPECTED, the columns of a declared header that the program
-# writes; else the lab stops, naming both.
+# csv_program PROG OUT EXPECTED: OUT, PROG's --csv output, must begin with
+# the header EXPECTED, the columns of a declared header that PROG writes;
+# else the lab stops, naming both.
 csv_program() {
-	[ "${1%%$'\n'*}" = "$2" ] && return 0
-	echo "lab$LAB_N: a program's --csv header is ${1%%$'\n'*}; $LAB_DIR/columns.csv declares $2" >&2
+	[ "${2%%$'\n'*}" = "$3" ] && return 0
+	echo "lab$LAB_N: $1 --csv printed the header ${2%%$'\n'*}; $LAB_DIR/columns.csv declares $3" >&2
 	exit 1
 }
 csv_row() {

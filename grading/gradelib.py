@@ -614,19 +614,22 @@ class Grading:
         if data is None:
             raise Fail(f"{rel} is missing", again)
         reader = csv.DictReader(io.StringIO(data.decode("utf-8", "replace")))
-        missing = [c for c in numeric if c not in (reader.fieldnames or [])]
-        if missing:
-            raise Fail(f"{rel}: no column {', '.join(missing)}", again)
         rows = []
-        for n, row in enumerate(reader, start=2):
-            if None in row or None in row.values():
-                raise Fail(f"{rel} line {n}: {len(reader.fieldnames)} fields expected", again)
-            if (n - 1) * len(row) > CELL_LIMIT:
-                raise Fail(f"{rel} has more than {CELL_LIMIT} values (rows x columns), more than the grader "
-                           "parses (make labs writes far fewer): hand in the file make labs wrote", again)
-            for c in numeric:
-                row[c] = number(row[c], f"{rel} line {n}, {c}: ")
-            rows.append(row)
+        try:
+            missing = [c for c in numeric if c not in (reader.fieldnames or [])]
+            if missing:
+                raise Fail(f"{rel}: no column {', '.join(missing)}", again)
+            for n, row in enumerate(reader, start=2):
+                if None in row or None in row.values():
+                    raise Fail(f"{rel} line {n}: {len(reader.fieldnames)} fields expected", again)
+                if (n - 1) * len(row) > CELL_LIMIT:
+                    raise Fail(f"{rel} has more than {CELL_LIMIT} values (rows x columns), more than the grader "
+                               "parses (make labs writes far fewer): hand in the file make labs wrote", again)
+                for c in numeric:
+                    row[c] = number(row[c], f"{rel} line {n}, {c}: ")
+                rows.append(row)
+        except csv.Error as e:	# a field past the csv module's limit, a line break inside one, ...
+            raise Fail(f"{rel}: not CSV ({e})", again) from None
         if not rows:
             raise Fail(f"{rel}: no rows", again)
         return rows

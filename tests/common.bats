@@ -243,10 +243,10 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 		"$ROOT/labs/4-writers/columns.csv")
 	[[ $declared == trial,strategy,threads,*,mib_s,cpu_mib_s ]]
 	run lab eval 'csv_open "$DATA/lab4-pool.csv" lab4-writers.csv && echo "$CSV_HEADER" &&
-		csv_program "$(printf "strategy,threads\npool,2")" "${CSV_HEADER#trial,}"; echo not reached'
+		csv_program pwriters "$(printf "strategy,threads\npool,2")" "${CSV_HEADER#trial,}"; echo not reached'
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = "$declared" ]
-	[ "${lines[1]}" = "lab4: a program's --csv header is strategy,threads; labs/4-writers/columns.csv declares ${declared#trial,}" ]
+	[ "${lines[1]}" = "lab4: pwriters --csv printed the header strategy,threads; labs/4-writers/columns.csv declares ${declared#trial,}" ]
 	[ "${#lines[@]}" -eq 2 ]
 	[ -z "$(ls "$BATS_TEST_TMPDIR")" ]	# no CSV, whole or half
 	run lab csv_open "$BATS_TEST_TMPDIR/lab4-other.csv"

@@ -15,9 +15,13 @@ import os
 import re
 
 NUMBER = r"[0-9]{1,20}(?:\.[0-9]{1,20})?(?:[eE][-+]?[0-9]{1,3})?"
+# Times as the programs print them, %f: no exponent, so that the printed
+# precision (spec.half_unit) is the digits after the point.
+SECONDS = r"[0-9]{1,20}(?:\.[0-9]{1,20})?"
 COUNT = r"[0-9]{1,15}"
 TOKEN = r"[A-Za-z0-9_.+-]{1,40}"
 NUMBER_RE = re.compile(NUMBER, re.ASCII)
+SECONDS_RE = re.compile(SECONDS, re.ASCII)
 COUNT_RE = re.compile(COUNT, re.ASCII)
 TOKEN_RE = re.compile(TOKEN, re.ASCII)
 HEADER_RE = re.compile(r"[a-z][a-z0-9_]{0,63}", re.ASCII)
@@ -58,6 +62,8 @@ def count(text):
 
 
 def seconds(text):
+    if NUMBER_RE.fullmatch(text) and not SECONDS_RE.fullmatch(text):
+        raise Bad(f"{shown(text)} is not seconds as the kit prints them (no exponent)")
     value = number(text)
     if value > MAX_SECONDS:
         raise Bad(f"{shown(text)} s is more than a day")
@@ -81,7 +87,7 @@ PARSERS = {"number": number, "count": count, "seconds": seconds, "flag": flag, "
 # A whole column at once: its fields joined by newlines, matched by one
 # regular expression and converted by map(); a column that fails is then
 # parsed field by field, to say which line and why.
-FIELD = {"number": NUMBER, "count": COUNT, "seconds": NUMBER, "flag": "[01]", "token": TOKEN}
+FIELD = {"number": NUMBER, "count": COUNT, "seconds": SECONDS, "flag": "[01]", "token": TOKEN}
 CONVERT = {"number": float, "count": int, "seconds": float, "flag": int, "token": str}
 COLUMN_RE = {(kind, empty): re.compile(f"(?:{field}){'?' if empty else ''}"
                                        f"(?:\n(?:{field}){'?' if empty else ''})*", re.ASCII)

@@ -156,6 +156,13 @@ add_lab7_grader() {
 	[[ $output == *"labs/7-toy/columns.csv is missing: it declares the columns of the lab's CSVs"* ]]
 	[ ! -e kit/data/lab7.csv ]
 	add_lab7_columns
+	# a kind that is not one: one line naming the file and line
+	sed -i 's/^lab7.csv,n,count,/lab7.csv,n,integer,/' kit/labs/7-toy/columns.csv
+	run kit/grade.sh --list
+	[ "$status" -eq 1 ]
+	[[ $output == "grade.sh: labs/7-toy/columns.csv line 2: not file,column,kind,unit,class with a kind of number, count,"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	add_lab7_columns
 
 	run make -s -C kit lab7 SCALE=tiny
 	[ "$status" -eq 0 ] || { echo "$output"; false; }

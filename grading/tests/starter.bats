@@ -182,13 +182,15 @@ failing_json() {
 	grep -q "wrote $s: the kit with [1-9][0-9]* solution regions replaced" "$BATS_FILE_TMPDIR/starter.log"
 	for f in Makefile README.md handout.md predictions.md .gitignore common/iolab.h labs/1-interleave/lab1.sh \
 		labs/5-patterns/iopattern.c plot/lab1-runs.gp data/reference tests/run.sh tests/helpers.bash \
-		labs/1-interleave/tests/launch.bats tests/unit/test-common.c; do
+		labs/1-interleave/tests/launch.bats labs/1-interleave/columns.csv tests/unit/test-common.c; do
 		[ -e "$s/$f" ] || { echo "missing: $f"; return 1; }
 	done
 	for f in grade.sh grading setup.cfg bin build dist scratch; do
 		[ ! -e "$s/$f" ] || { echo "should not be there: $f"; return 1; }
 	done
-	[ -z "$(find "$s" -name 'grade*.bats' -o -name 'hostile*' -o -name '*.png' -o -name '*.csv' ! -path '*/data/reference/*' -o -name '*.tmp')" ]
+	# no results: a CSV is a published table (data/reference/) or a lab's declaration of its columns
+	[ -z "$(find "$s" -name 'grade*.bats' -o -name 'hostile*' -o -name '*.png' -o -name '*.tmp' \
+		-o -name '*.csv' ! -path '*/data/reference/*' ! -name columns.csv)" ]
 	# the README names none of the instructor's tools (the handout may say "grader")
 	run grep -nE 'make starter|make autograder|grade\.sh|grading/|For instructors|autograder' "$s/README.md"
 	[ "$status" -eq 1 ] || { echo "instructor material in the starter's README: $output"; return 1; }

@@ -66,6 +66,10 @@ class Values(unittest.TestCase):
                 values.count(bad)
         with self.assertRaisesRegex(Bad, "more than a day"):
             values.seconds("90000")
+        # an exponent would make the printed precision anything (0e5: half of 1e5 s)
+        for bad in ("0e5", "2e-06", "1E3"):
+            with self.assertRaisesRegex(Bad, "no exponent"):
+                values.seconds(bad)
         with self.assertRaises(Bad):
             values.flag("2")
         with self.assertRaises(Bad):
@@ -85,6 +89,7 @@ class Values(unittest.TestCase):
         cols = [("a", "seconds", True), ("c", "token", True)]
         for data, why in [
                 (b"a,c\n1,x\nnan,y\n", "f.csv line 3: a 'nan' is not a number"),
+                (b"a,c\n1,x\n0e5,y\n", "f.csv line 3: a '0e5' is not seconds as the kit prints them"),
                 (b"a,c\n1,x\n1,y,z\n", "f.csv line 3: 3 fields, the header has 2"),
                 (b"c\nx\n", "f.csv: no column a"),
                 (b"a,a,c\n1,1,x\n", "named twice"),

@@ -176,6 +176,28 @@ class Labs(unittest.TestCase):
         with self.assertRaisesRegex(gradelib.Fail, "larger than 4 MiB"):
             g.file("data/big.csv")
 
+    def test_the_columns_check_reads_the_header_as_csv(self):
+        """A quoted header is one column, a column named twice fails, and a
+        file the csv module refuses is a Fail saying so, not a grader error."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        os.mkdir(f"{d}/data")
+        check = grade.columns_check(7, "data/t.csv", ["n", "square"])
+        for text, why in [('"n,square"\n"1,1"\n', "no column n, square"),
+                          ("n,square,n\n1,1,1\n", "a column named twice: n"),
+                          ("n,square\n" + "x" * 200000 + ",1\n", "not CSV \\(field larger"),
+                          ("n,square\r1,1\r", "not CSV"),
+                          ("n,square\n1,1\n", None)]:
+            with self.subTest(text=text[:20]):
+                with open(f"{d}/data/t.csv", "w", newline="") as f:
+                    f.write(text)
+                g = gradelib.Grading(d, d, None, None)
+                if why is None:
+                    check(g)
+                else:
+                    with self.assertRaisesRegex(gradelib.Fail, why):
+                        check(g)
+
 
 class Results(unittest.TestCase):
     """One result, three writers: the report, Gradescope's results.json,

@@ -67,7 +67,7 @@ run_fillcopy() {
 		# written yet), after ending the progress line
 		out=$("$BIN/fillcopy" -t "$threads" -s "$size" -d "$SCRATCH" --rng "$rng" \
 			--pages "$pages" "${options[@]}" --csv) || { status=$?; echo; exit "$status"; }
-		csv_program "$out" "${CSV_HEADER#trial,}"
+		csv_program fillcopy "$out" "${CSV_HEADER#trial,}"
 		for row in $(tail -n +2 <<<"$out"); do
 			csv_row "$trial,$row"
 		done
@@ -85,7 +85,7 @@ run_membw() {
 	printf '%s' "trial $trial/$trials: membw, a store and a copy of $size, $membw_passes passes each, prefaulted, threads"
 	for threads in "${all[@]}"; do
 		out=$("$BIN/membw" -t "$threads" -s "$size" -r 1 -p "$membw_passes" --csv)
-		csv_program "$out" "${header#trial,}"
+		csv_program membw "$out" "${header#trial,}"
 		for row in $(tail -n +2 <<<"$out"); do
 			echo "$trial,$row" >>"$membw_rows"
 		done

@@ -35,7 +35,7 @@ collect() {
 	local trial=$1 out
 	shift
 	out=$("$@" --csv)
-	csv_program "$out" "${CSV_HEADER#trial,}"
+	csv_program "${1##*/}" "$out" "${CSV_HEADER#trial,}"
 	csv_row "$trial,${out#*$'\n'}"
 }
 

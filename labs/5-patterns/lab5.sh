@@ -50,7 +50,7 @@ point() {
 	local experiment=$1 series=$2 out
 	shift 2
 	out=$("$BIN/iopattern" --csv -r "$TRIALS" "$@" "$file" | cut -d, -f"$FIELDS")
-	csv_program "$out" "${CSV_HEADER#experiment,series,}"
+	csv_program iopattern "$out" "${CSV_HEADER#experiment,series,}"
 	while IFS= read -r row; do
 		csv_row "$experiment,$series,$row"
 	done < <(tail -n +2 <<<"$out")

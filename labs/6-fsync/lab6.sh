@@ -38,7 +38,7 @@ for s in $STRATEGIES; do
 	printf '  %-13s' "$s"
 	out=$("$BIN/crashstates" --csv --model "$MODELS" --scratch "$SCRATCH" \
 		--check "$BIN/saver --verify -s $s -n $RECORDS -g 2 doc.kv" "$DATA/lab6-logs/$s.log")
-	csv_program "$out" "${CSV_HEADER#strategy,records,}"
+	csv_program crashstates "$out" "${CSV_HEADER#strategy,records,}"
 	while IFS= read -r row; do
 		csv_row "$s,$RECORDS,$row"
 		IFS=, read -r model _ _ states broken _ <<<"$row"
@@ -57,7 +57,7 @@ for s in $STRATEGIES; do
 		rm -f "$file"
 		# saver's row is the CSV's without trial, which goes in after strategy
 		row=$("$BIN/saver" -s "$s" -n "$RECORDS" --ms "$MS" --csv "$file")
-		csv_program "$row" "${CSV_HEADER/,trial,/,}"
+		csv_program saver "$row" "${CSV_HEADER/,trial,/,}"
 		row=${row#*$'\n'}
 		csv_row "$s,$trial,${row#*,}"
 		printf ' %s us' "${row##*,}"
