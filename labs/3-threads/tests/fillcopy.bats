@@ -241,7 +241,8 @@ faults() {
 	local pid=$! i status=0
 	for ((i = 0; i < 1000; i++)); do
 		files=(d/fillcopy-*.dmp)
-		[ -e "${files[0]}" ] && break
+		# a file, or the program has ended (one still to write exits at once)
+		[ ! -e "${files[0]}" ] && kill -0 "$pid" 2>/dev/null || break
 		sleep 0.01
 	done
 	kill -INT "$pid"

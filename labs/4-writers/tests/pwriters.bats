@@ -74,8 +74,12 @@ check_files() {
 	mkdir d
 	"$BIN/pwriters" -F 4000 -S 256K --strategy pool:2 -d d >/dev/null &
 	pid=$!
-	# Wait until the first file exists, then stop the program.
-	for ((i = 0; i < 500 && $(ls d | wc -l) == 0; i++)); do sleep 0.01; done
+	# Wait until the first file exists (or the program has ended: one still
+	# to write exits at once), then stop the program.
+	for ((i = 0; i < 500; i++)); do
+		[ -z "$(ls -A d)" ] && kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
 	kill -TERM "$pid"
 	status=0
 	wait "$pid" || status=$?
