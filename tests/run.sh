@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh [NAME|FILE.bats...] - runs the test suite, two files at a time
-# (TEST_JOBS=N), then a tally per file (passed/tests, seconds, and how many
+# (TEST_JOBS=N), then a tally per file (passed/tests, seconds elapsed and of CPU, how many
 # were skipped) and one line "N passed, N failed, N skipped". The suite is
 # every .bats file in tests/ (the kit's own: common/, make labs, handin),
 # labs/*/tests/ (each lab's programs and lab script) and, in the
@@ -46,15 +46,18 @@ trap 'rm -rf "$out"' EXIT
 
 # TEST_JOBS files run at once (default 2: much of the suite waits on time
 # limits and sandboxes, not on the CPU); each file's output is printed
-# whole when it ends. The hostile suite runs alone, last: it checks that
-# nothing of any grading is left running or on disk.
+# whole when it ends. The hostile suite runs last, once no other file
+# grades: it checks that nothing of any grading is left running or on
+# disk. Files that grade nothing run beside it.
 jobs=${TEST_JOBS:-2}
+# run_file FILE: its TAP output, exit status, and seconds elapsed and of
+# CPU (user + system, its processes together).
 run_file() {
-	local start=$SECONDS
-	bats --timing --formatter tap "$1" >"$out/$(basename "$1").tap" 2>&1
-	echo $? >"$out/$(basename "$1").status"
-	echo $((SECONDS - start)) >"$out/$(basename "$1").secs"
-	cat "$out/$(basename "$1").tap"
+	local base TIMEFORMAT='%0R %0U %0S'
+	base=$out/$(basename "$1")
+	{ time bats --timing --formatter tap "$1" >"$base.tap" 2>&1; } 2>"$base.time"
+	echo $? >"$base.status"
+	cat "$base.tap"
 }
 # The grader's suites each grade a reference kit with labs run at tiny
 # scale. Where two or more of them run, the labs they name are run once, in
@@ -64,12 +67,14 @@ run_file() {
 # run by another job (DIR/pending, until it writes DIR/done or DIR/failed:
 # CI's .ci/as-student runs them as a student) is used as it is.
 uses_reference='^[[:space:]]*reference_kit '
-alone=() first=() graders=()
+# what a file that grades runs: the grader, its library and its tools
+grades='grade\.(sh|py)|mutants\.py|run_autograder|run_prairielearn|lessons\.py'
+alone=() graders=() grading=() quiet=()
 for file in "$@"; do
-	case $file in
-	*/hostile.bats) alone+=("$file") ;;
-	*) if grep -q "$uses_reference" "$file"; then graders+=("$file"); else first+=("$file"); fi ;;
-	esac
+	if [[ $file == */hostile.bats ]]; then alone+=("$file")
+	elif grep -q "$uses_reference" "$file"; then graders+=("$file")
+	elif grep -qE "$grades" "$file"; then grading+=("$file")
+	else quiet+=("$file"); fi
 done
 reference='' given=''
 if [ -e "${IOLAB_TEST_REFERENCE:-}/done" ] || [ -e "${IOLAB_TEST_REFERENCE:-}/pending" ]; then
@@ -85,21 +90,39 @@ elif [ "$(grep -l "$uses_reference" "$@" | wc -l)" -ge 2 ]; then
 		touch "$IOLAB_TEST_REFERENCE/done") >"$out/reference.log" 2>&1 &
 	reference=$!
 fi
-# start_file FILE: runs FILE in the background once fewer than $jobs run.
+# start_file FILE: runs FILE in the background once fewer than $jobs run;
+# a file that grades is noted in busy.
+busy=()
 start_file() {
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	run_file "$1" &
+	[[ " ${quiet[*]} " == *" $1 "* ]] || busy+=($!)
 }
-for file in "${first[@]}"; do start_file "$file"; done
+# start_alone: the hostile suite, once no file that grades runs.
+start_alone() {
+	local pid
+	for pid in "${busy[@]}"; do kill -0 "$pid" 2>/dev/null && return 1; done
+	[ ${#alone[@]} -eq 0 ] || start_file "${alone[0]}"
+	alone=()
+}
+# While the labs for the grader's suites run: the files that grade without them.
+for file in "${grading[@]}"; do start_file "$file"; done
 if [ -n "$reference" ]; then
-	wait "$reference" || { echo "run.sh: running the labs for the grader's tests failed:"; cat "$out/reference.log"; }
+	wait "$reference" || true	# its status: DIR/done
+	[ -e "$IOLAB_TEST_REFERENCE/done" ] || { echo "run.sh: running the labs for the grader's tests failed:"; cat "$out/reference.log"; }
 elif [ -n "$given" ]; then
 	while [ ! -e "$given/done" ] && [ ! -e "$given/failed" ]; do sleep 1; done
 	[ -e "$given/done" ] || echo "run.sh: the labs for the grader's tests failed in $given (its job says why)"
 fi
 for file in "${graders[@]}"; do start_file "$file"; done
+# The files that grade nothing fill the slots; the hostile suite takes one
+# as soon as no other file grades.
+for file in "${quiet[@]}"; do
+	start_alone || true
+	start_file "$file"
+done
+[ ${#alone[@]} -eq 0 ] || { wait "${busy[@]}"; start_alone; }
 wait
-for file in "${alone[@]}"; do run_file "$file"; done
 
 tally=$out/tally status=0 passed=0 failed=0 skipped=0
 for file in "$@"; do
@@ -108,14 +131,15 @@ for file in "$@"; do
 	s=$(grep -c '^ok .* # skip' "$tap")
 	p=$(($(grep -c '^ok ' "$tap") - s))
 	f=$(grep -c '^not ok ' "$tap")
-	printf '  %-16s %7s %5s s%s\n' "$(basename "$file" .bats)" "$p/$((p + s + f))" \
-		"$(cat "$out/$(basename "$file").secs")" "$([ "$s" -eq 0 ] || echo "   $s skipped")" >>"$tally"
+	read -r secs user sys <"$out/$(basename "$file").time"
+	printf '  %-16s %7s %5s s %5s s%s\n' "$(basename "$file" .bats)" "$p/$((p + s + f))" \
+		"$secs" "$((user + sys))" "$([ "$s" -eq 0 ] || echo "   $s skipped")" >>"$tally"
 	passed=$((passed + p)) skipped=$((skipped + s)) failed=$((failed + f))
 done
 
 if [ $# -gt 1 ]; then
 	echo
-	echo "== Tally by test file (passed/tests, seconds; $jobs files at a time), slowest first"
+	echo "== Tally by test file (passed/tests, seconds elapsed and of CPU; $jobs files at a time), slowest first"
 	sort -k3,3nr "$tally"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
