@@ -14,7 +14,8 @@ From Python (the kit's root on sys.path):
         print(line)
 
 Modules: reader (submissions read as hostile input), values (strict
-parsing), spec (what is read from each lab: edit it when a CSV changes),
+parsing, and the labs' declarations of their CSVs' columns), spec (how
+each declared file is read),
 merge, figures (and the *.gp beside them), standing (the percentile lines).
 """
 

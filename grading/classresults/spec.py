@@ -55,10 +55,11 @@ class DataFile:
             timing = ()
         self.timing = timing
         # a reading of columns the lab no longer merges would switch its
-        # checks off without a word
-        unread = [c for c in (*config, *timing) if c not in self.column_names]
-        if unread or (check and "wall_s" not in self.column_names):
-            raise ValueError(f"grading/classresults/spec.py reads {name} by {', '.join(unread or ['wall_s'])}, "
+        # checks off without a word (wall_s: every timed or checked file's)
+        wanted = {*config, *timing, *(("wall_s",) if timing or check else ())}
+        unread = sorted(c for c in wanted if c not in self.column_names)
+        if unread:
+            raise ValueError(f"grading/classresults/spec.py reads {name} by {', '.join(unread)}, "
                              f"which labs/{lab}-*/columns.csv does not merge (class need or keep)")
 
     @property
