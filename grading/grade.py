@@ -121,10 +121,10 @@ def load(labs):
             checks.append(Check(lab, std.build, f"build {prog}", build_check(prog, src, build_time), (),
                                 BUILD_LIMIT))
         checks += own
-        for name, (of, _) in gradelib.kit_declared().items():
+        for name, (of, columns) in gradelib.kit_declared().items():
             if of == lab:
                 checks.append(Check(lab, std.columns, f"data/{name} has the declared columns",
-                                    columns_check(lab, f"data/{name}", gradelib.declared_columns(name)), (), 30))
+                                    columns_check(lab, f"data/{name}", [c.name for c in columns]), (), 30))
         checks.append(Check(lab, std.figures, f"figures plot/lab{lab}-*.png", figures_check(lab), (), 30))
         checks.append(Check(lab, std.answers, f"answers to Q{lab}.x present", answers_check(module.QUESTIONS), (),
                             30))

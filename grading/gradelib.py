@@ -39,7 +39,6 @@ import sandbox
 from classresults.values import declared
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
 FILE_LIMIT = 4 << 20        # the largest submission file the grader reads (make labs writes < 1 MiB)
 # The grader's own memory stays bounded (under 200 MB) whatever a submission

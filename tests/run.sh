@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh [NAME|FILE.bats...] - runs the test suite, two files at a time
-# (TEST_JOBS=N), then a tally per file (passed/tests, seconds elapsed and of CPU, how many
-# were skipped) and one line "N passed, N failed, N skipped". The suite is
+# (TEST_JOBS=N), then a tally per file (passed/tests, seconds elapsed and
+# of CPU, how many were skipped) and one line "N passed, N failed, N
+# skipped". The suite is
 # every .bats file in tests/ (the kit's own: common/, make labs, handin),
 # labs/*/tests/ (each lab's programs and lab script) and, in the
 # instructor's kit, grading/tests/ (the grader's). A NAME is a file's name

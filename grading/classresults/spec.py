@@ -203,15 +203,15 @@ def check_file(spec, rows):
     printed, or a rate past what any machine reaches), and forged trials:
     every trial of one configuration with exactly the same time. Raises Bad."""
     times = {}
-    # a file with no time (a lab's counts only) has no trial to forge
-    timed = bool(spec.timing)
-    wall = spec.column_names.index("wall_s") if timed else None
+    # wall_s is there wherever a file is checked or timed (DataFile); a
+    # file with no time (a lab's counts only) has no trial to forge
+    wall = spec.column_names.index("wall_s") if spec.check else None
     for line, (v, raw) in enumerate(rows, start=2):
-        why = spec.check(v, half_unit(raw[wall])) if spec.check and timed else None
+        why = spec.check(v, half_unit(raw[wall])) if spec.check else None
         why = why or physical(v)
         if why:
             raise Bad(f"{spec.name} line {line}: {why}")
-        if timed:
+        if spec.timing:
             times.setdefault(tuple(v.get(c) for c in spec.config), []).append(
                 (v["wall_s"], tuple(v[c] for c in spec.timing)))
     for conf, trials in times.items():

@@ -79,13 +79,13 @@ run_fillcopy() {
 # run_membw: membw at every thread count, its rows (with the trial number)
 # into membw_rows, for data/lab3-membw.csv once data/lab3.csv is done.
 membw_rows=$(scratch_file lab3-membw-rows)
+membw_header=$(declared lab3-membw.csv) || exit 1
 run_membw() {
-	local threads row out header
-	header=$(declared lab3-membw.csv) || exit 1
+	local threads row out
 	printf '%s' "trial $trial/$trials: membw, a store and a copy of $size, $membw_passes passes each, prefaulted, threads"
 	for threads in "${all[@]}"; do
 		out=$("$BIN/membw" -t "$threads" -s "$size" -r 1 -p "$membw_passes" --csv)
-		csv_program membw "$out" "${header#trial,}"
+		csv_program membw "$out" "${membw_header#trial,}"
 		for row in $(tail -n +2 <<<"$out"); do
 			echo "$trial,$row" >>"$membw_rows"
 		done

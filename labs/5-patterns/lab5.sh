@@ -42,8 +42,9 @@ csv_open "$DATA/lab5.csv"
 file=$(scratch_file lab5.dat)
 rm -f "$file"	# left by a killed run: iopattern refuses to reuse a file
 # The six experiments are one I/O at a time in one thread: data/lab5.csv
-# keeps iopattern's first 24 columns, without iodepth, jobs and the rest.
-FIELDS=1-24
+# keeps as many of iopattern's columns as it declares after experiment and
+# series (24: not iodepth, jobs and the rest).
+FIELDS=1-$(($(tr ',' '\n' <<<"$CSV_HEADER" | wc -l) - 2))
 
 # point EXPERIMENT SERIES IOPATTERN-OPTIONS...: one point's trials into the CSV.
 point() {
