@@ -4,7 +4,7 @@ A submission (a directory, or the .tar.gz that `make handin` makes) holds
 the student's labs/ sources, data/*.csv, data/machine.txt, plot/*.png and
 answers.md.  The grader unpacks it into a directory of its own, builds the
 student's programs as the students' uid in a copy of the kit's Makefile and
-common/, runs every check of the labs (grading/labN.py), and prints one
+common/, runs every check of the labs (grading/labN/checks.py), and prints one
 line per check and `Score: X/Y`.  Written answers are listed for grading
 by hand.  See gradelib.py for how a check is written.
 """
@@ -54,15 +54,21 @@ class GraderError(Exception):
     """The grader cannot grade here (the kit itself does not build, say)."""
 
 
+def rubric_module(lab):
+    """Lab N's grader module, its rubric: grading/labN/checks.py (beside it
+    in grading/labN/, everything else the grader has for the lab)."""
+    return os.path.join("grading", f"lab{lab}", "checks.py")
+
+
 def kit_labs():
-    """The labs this kit grades: a labs/N-name folder with its grading/labN.py."""
+    """The labs this kit grades: a labs/N-name folder with its grading/labN/checks.py."""
     return sorted(int(d[0]) for d in os.listdir(os.path.join(KIT, "labs"))
-                  if re.fullmatch(r"[1-9]-.+", d) and os.path.isfile(os.path.join(KIT, "grading", f"lab{d[0]}.py")))
+                  if re.fullmatch(r"[1-9]-.+", d) and os.path.isfile(os.path.join(KIT, rubric_module(d[0]))))
 
 
 def kit_missing():
     """What a lab folder of this kit lacks to be graded, as one line, or
-    None: every labs/N-name needs its grader module grading/labN.py, its
+    None: every labs/N-name needs its grader module grading/labN/checks.py, its
     handout section "## Lab N:" and the declaration of its CSVs, columns.csv
     (docs/adding-a-lab.md lists the rest)."""
     try:
@@ -77,8 +83,8 @@ def kit_missing():
     for d in folders:
         if not re.fullmatch(r"[1-9]-.+", d):
             continue
-        if not os.path.isfile(os.path.join(KIT, "grading", f"lab{d[0]}.py")):
-            return f"labs/{d} has no grader module grading/lab{d[0]}.py (see docs/adding-a-lab.md)"
+        if not os.path.isfile(os.path.join(KIT, rubric_module(d[0]))):
+            return f"labs/{d} has no grader module {rubric_module(d[0])} (see docs/adding-a-lab.md)"
         if handout is not None and not re.search(rf"^## Lab {d[0]}:", handout, re.M):
             return f"labs/{d} has no section '## Lab {d[0]}:' in handout.md (see docs/adding-a-lab.md)"
         if not os.path.isfile(os.path.join(KIT, "labs", d, "columns.csv")):
@@ -101,7 +107,7 @@ def kit_programs(lab):
 
 def load(labs):
     """The checks of these labs, in order: each lab's builds, its own
-    checks (grading/labN.py), the columns of its CSVs (those its
+    checks (grading/labN/checks.py), the columns of its CSVs (those its
     columns.csv declares), figures and answers (the rows its STANDARD
     declares, with their points); then the machine description."""
     checks, modules = [], {}
@@ -109,12 +115,12 @@ def load(labs):
     for lab in sorted(set(labs)):   # each lab once, whatever asked for it twice
         gradelib._current_lab[0] = lab
         first = len(gradelib.CHECKS)
-        module = importlib.import_module(f"lab{lab}")
+        module = importlib.import_module(f"lab{lab}.checks")
         modules[lab] = module
         own = gradelib.CHECKS[first:]
         std = getattr(module, "STANDARD", None)
         if not isinstance(std, gradelib.Standard):
-            raise SystemExit(f"{PROG}: grading/lab{lab}.py declares no STANDARD = standard(build=..., "
+            raise SystemExit(f"{PROG}: {rubric_module(lab)} declares no STANDARD = standard(build=..., "
                              "columns=..., figures=..., answers=...) (see docs/adding-a-lab.md)")
         for src in kit_programs(lab):
             prog = os.path.basename(src)[:-2]
@@ -441,10 +447,9 @@ def grade_one(args):
             for d in ("labs", "data", "plot"):
                 shutil.copytree(os.path.join(KIT, d), os.path.join(subdir, d), symlinks=True)
             with open(os.path.join(subdir, "answers.md"), "w") as out:
-                # the reference answers, labN.md (beside them, reference-run/)
-                for name in sorted(n for n in os.listdir(os.path.join(KIT, "grading", "answers"))
-                                   if re.fullmatch(r"lab\d+\.md", n)):
-                    with open(os.path.join(KIT, "grading", "answers", name)) as f:
+                # the reference answers, grading/labN/answers.md
+                for lab in kit_labs():
+                    with open(os.path.join(KIT, "grading", f"lab{lab}", "answers.md")) as f:
                         out.write(f.read())
             sub = subdir
         else:
@@ -554,7 +559,11 @@ def standing(args):
     from a `make class` of the same class), as lines for the report."""
     if not args.class_data or args.submission is None:
         return []
-    from classresults import percentile_lines
+    # the class results read each lab's grading/labN/class_results.py as
+    # part of the package grading (the kit's root on the path)
+    if KIT not in sys.path:
+        sys.path.append(KIT)
+    from grading.classresults import percentile_lines
     try:
         return [clean(line) for line in percentile_lines(args.class_data, args.submission)]
     except OSError as e:

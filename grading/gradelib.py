@@ -1,6 +1,6 @@
 """gradelib: the library behind grade.sh.
 
-A lab's grading module (grading/labN.py) declares its checks:
+A lab's grading module (grading/labN/checks.py) declares its checks:
 
     LAB = 1
     STANDARD = standard(build=1, columns=1, figures=2, answers=1)

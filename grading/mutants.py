@@ -11,7 +11,7 @@ mutant, "MUTANT name: caught N/N", and exits 1 unless every one was
 caught every time.  A mutant names its check by the @check function
 (kills=together), resolved here to the check's title.  --apply makes one
 mutant's edit in a copy of a submission, for a test that reads what the
-grader says of it (grading/tests/grade-lab2.bats), and grades nothing.
+grader says of it (grading/lab2/tests/grade-lab2.bats), and grades nothing.
 """
 
 import argparse
@@ -37,9 +37,9 @@ def mutants(labs):
     todo = []
     for lab in labs:
         titles = {c.fn: c.title for c in checks if c.lab == lab}
-        for m in importlib.import_module(f"lab{lab}").MUTANTS:
+        for m in importlib.import_module(f"lab{lab}.checks").MUTANTS:
             if m.kills not in titles:
-                sys.exit(f"mutants.py: mutant {m.name} of grading/lab{lab}.py kills {m.kills!r}, "
+                sys.exit(f"mutants.py: mutant {m.name} of {grade.rubric_module(lab)} kills {m.kills!r}, "
                          f"not a @check function of lab {lab}")
             todo.append((lab, m, titles[m.kills]))
     return todo

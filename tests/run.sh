@@ -5,8 +5,8 @@
 # skipped". The suite is
 # every .bats file in tests/ (the kit's own: common/, make labs, handin),
 # labs/*/tests/ (each lab's programs and lab script) and, in the
-# instructor's kit, grading/tests/ (the grader's). A NAME is a file's name
-# without .bats: `make test T=launch` runs labs/1-interleave/tests/launch.bats
+# instructor's kit, grading/tests/ and grading/labN/tests/ (the grader's).
+# A NAME is a file's name without .bats: `make test T=launch` runs labs/1-interleave/tests/launch.bats
 # alone. A skipped test says why: in the students' kit, a test that needs
 # another program still to be written. Exit status 0 only if nothing
 # failed. What the tests need is installed first where it can be
@@ -25,7 +25,7 @@ export BIN=${BIN:-bin} UNIT=${UNIT:-build/test-common}
 
 # Largest files first: they take longest, and the others fill in around them.
 # shellcheck disable=SC2046,SC2086 # the names have no spaces
-all=$(ls -S $(compgen -G 'tests/*.bats'; compgen -G 'labs/*/tests/*.bats'; compgen -G 'grading/tests/*.bats'))
+all=$(ls -S $(compgen -G 'tests/*.bats'; compgen -G 'labs/*/tests/*.bats'; compgen -G 'grading/tests/*.bats'; compgen -G 'grading/*/tests/*.bats'))
 # TEST_EXCEPT="hostile hostile-score": the whole suite but these files (CI
 # runs them apart).
 for name in ${TEST_EXCEPT:-}; do all=$(grep -vE "(^|/)$name\.bats\$" <<<"$all"); done

@@ -53,14 +53,14 @@ while [ $# -gt 0 ]; do
 done
 [ "$platform" = gradescope ] && out=${out:-$KIT/dist/autograder.zip} || out=${out:-$KIT/dist/prairielearn.zip}
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
-# Every lab named must be one the kit grades (labs/N-* and grading/labN.py):
+# Every lab named must be one the kit grades (labs/N-* and grading/labN/checks.py):
 # a zip that would give every student 0 is not built, nor one whose grader
 # stops at a lab folder it has no module or handout section for.
 missing=$(python3 -I -c 'import sys; sys.path.insert(0, sys.argv[1]); import grade; print(grade.kit_missing() or "")' "$KIT/grading") ||
 	die "grading/grade.py does not load"
 [ -z "$missing" ] || die "$missing"
 if [ -n "$labs" ]; then
-	have=$(cd "$KIT/labs" && for d in [1-9]-*; do [ -f "../grading/lab${d%%-*}.py" ] && echo "${d%%-*}"; done | paste -sd,)
+	have=$(cd "$KIT/labs" && for d in [1-9]-*; do [ -f "../grading/lab${d%%-*}/checks.py" ] && echo "${d%%-*}"; done | paste -sd,)
 	for lab in ${labs//,/ }; do
 		[[ ,$have, == *",$lab,"* ]] || usage_error "--labs: this kit has no lab $lab (it has $have)"
 	done
@@ -90,7 +90,7 @@ if [ "$platform" = prairielearn ]; then
 	mkdir -p "$stage"
 fi
 cp -R Makefile README.md handout.md grade.sh common labs tests grading "$stage/"
-rm -rf "$stage/grading/autograder" "$stage/grading/tests"
+rm -rf "$stage/grading/autograder" "$stage/grading/tests" "$stage"/grading/lab*/tests
 mkdir -p "$stage/plot" "$stage/data"
 cp plot/*.gp "$stage/plot/"
 [ ! -d data/reference ] || cp -R data/reference "$stage/data/"

@@ -15,8 +15,9 @@ From Python (the kit's root on sys.path):
 
 Modules: reader (submissions read as hostile input), values (strict
 parsing, and the labs' declarations of their CSVs' columns), spec (how
-each declared file is read),
-merge, figures (and the *.gp beside them), standing (the percentile lines).
+each declared file is read, gathered from every lab's
+grading/labN/class_results.py), measures and plotdata (what those compute
+with), merge, figures, standing (the percentile lines).
 """
 
 __all__ = ["percentile_lines"]

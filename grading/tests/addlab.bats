@@ -3,8 +3,9 @@
 # small C program, its lab script and CSV, a figure, a grader module with
 # one check, a handout section, reference answers, a test) is built by make,
 # run, tested, listed and graded by the grader and kept by the starter; and
-# Lab 5, dropped (its folder and grader module removed), is named by neither
-# the grader nor make handin nor make test, and nothing stops with a
+# Lab 5, dropped (its folders labs/5-patterns/ and grading/lab5/ removed),
+# is named by neither the grader nor make handin nor make test nor the class
+# results, and nothing stops with a
 # traceback. The kit's
 # programs are copied built, so make compiles only what a test adds.
 
@@ -113,7 +114,8 @@ add_lab7_columns() {
 }
 
 add_lab7_grader() {
-	cat >kit/grading/lab7.py <<-'PY'
+	mkdir kit/grading/lab7
+	cat >kit/grading/lab7/checks.py <<-'PY'
 	"""Lab 7 (a test's toy lab): squares."""
 
 	from gradelib import check, expect, standard
@@ -134,7 +136,7 @@ add_lab7_grader() {
 
 	MUTANTS = []
 	PY
-	printf '## Q7.1\nThe square of 4 is 16, four times four, as data/lab7.csv says.\n' >kit/grading/answers/lab7.md
+	printf '## Q7.1\nThe square of 4 is 16, four times four, as data/lab7.csv says.\n' >kit/grading/lab7/answers.md
 }
 
 @test "addlab: a toy Lab 7 made by the guide is built, run, listed, graded and kept by a starter" {
@@ -142,7 +144,7 @@ add_lab7_grader() {
 	# each step missing is one line naming it, exit 1, no traceback
 	run kit/grade.sh --list
 	[ "$status" -eq 1 ]
-	[ "$output" = "grade.sh: labs/7-toy has no grader module grading/lab7.py (see docs/adding-a-lab.md)" ]
+	[ "$output" = "grade.sh: labs/7-toy has no grader module grading/lab7/checks.py (see docs/adding-a-lab.md)" ]
 	add_lab7_grader
 	run kit/grade.sh --list
 	[ "$status" -eq 1 ]
@@ -194,7 +196,7 @@ add_lab7_grader() {
 
 	# make class merges its declared columns from a handin of Lab 7
 	mkdir toy-handins
-	cp kit/grading/answers/lab7.md kit/answers.md
+	cp kit/grading/lab7/answers.md kit/answers.md
 	(cd kit && LABS=7 bash common/handin.sh && mv iolab-handin.tar.gz ../toy-handins/toy.tar.gz)
 	run make -s -C kit class SUBMISSIONS="$PWD/toy-handins" CLASS="$PWD/toy-class"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -216,27 +218,27 @@ add_lab7_grader() {
 	[ ! -e kit/dist/starter/grading ]
 
 	# a module that does not declare its standard rows: one line, no traceback
-	sed -i '/^STANDARD = /d' kit/grading/lab7.py
+	sed -i '/^STANDARD = /d' kit/grading/lab7/checks.py
 	run kit/grade.sh --list
 	[ "$status" -eq 1 ]
-	[ "$output" = "grade.sh: grading/lab7.py declares no STANDARD = standard(build=..., columns=..., figures=..., answers=...) (see docs/adding-a-lab.md)" ]
+	[ "$output" = "grade.sh: grading/lab7/checks.py declares no STANDARD = standard(build=..., columns=..., figures=..., answers=...) (see docs/adding-a-lab.md)" ]
 }
 
-@test "addlab: Lab 5 dropped (folder and grader module) is named by neither the grader nor make handin" {
+@test "addlab: Lab 5 dropped (labs/5-patterns and grading/lab5) is named by neither the grader, make handin, make test nor make class" {
 	# the module alone gone: one line, exit 1, for the grader and the tools around it
-	rm kit/grading/lab5.py
+	rm kit/grading/lab5/checks.py
 	run kit/grade.sh --list
 	[ "$status" -eq 1 ]
-	[ "$output" = "grade.sh: labs/5-patterns has no grader module grading/lab5.py (see docs/adding-a-lab.md)" ]
+	[ "$output" = "grade.sh: labs/5-patterns has no grader module grading/lab5/checks.py (see docs/adding-a-lab.md)" ]
 	run python3 kit/grading/mutants.py
 	[ "$status" -eq 1 ]
-	[ "$output" = "mutants.py: labs/5-patterns has no grader module grading/lab5.py (see docs/adding-a-lab.md)" ]
+	[ "$output" = "mutants.py: labs/5-patterns has no grader module grading/lab5/checks.py (see docs/adding-a-lab.md)" ]
 	run bash kit/grading/autograder/build.sh -o "$PWD/ag.zip"
 	[ "$status" -eq 1 ]
-	[[ $output == "autograder: labs/5-patterns has no grader module grading/lab5.py"* ]]
+	[[ $output == "autograder: labs/5-patterns has no grader module grading/lab5/checks.py"* ]]
 	[ ! -e ag.zip ]
 
-	rm -r kit/labs/5-patterns
+	rm -r kit/labs/5-patterns kit/grading/lab5
 	run kit/grade.sh --list
 	[ "$status" -eq 0 ]
 	[[ $output == *"lab6"* ]]
@@ -255,6 +257,12 @@ add_lab7_grader() {
 	run make -s -C kit test T=iopattern
 	[ "$status" -eq 2 ]
 	[[ $output == *"run.sh: there is no test file iopattern; they are:"* && $output == *" lab6 "* && $output != *" lab5 "* ]]
+	[[ $output == *" grade-lab6 "* && $output != *grade-lab5* ]]
+	# the class results: Lab 5's figure and measures went with its folder
+	run python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); from grading.classresults import figures, spec
+print(" ".join(f[0] for f in figures.FIGURES), "|", " ".join(m[0] for m in spec.METRICS if m[1] == 5))' kit
+	[ "$status" -eq 0 ]
+	[ "$output" = "lab1-lost lab2-fflush lab3-threads lab4-wall-cpu lab6-fsync predictions | " ]
 	cd kit
 	run env LABS=5 bash common/handin.sh
 	[ "$status" -eq 2 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The reference answers (grading/answers/labN.md) quote two kinds of
+# The reference answers (grading/labN/answers.md) quote two kinds of
 # number: those that follow from the kit itself (a lab's sizes at quick
 # scale and what they imply: write(2) counts, lines lost, page faults), the
 # same on every machine, and measured ones, an example from one run on a
@@ -7,7 +7,8 @@
 # first kind to the lab scripts, so that a lab whose sizes change cannot
 # leave its answers quoting the old ones (as Q1.3 and Q1.4 once did); and
 # hold the second kind, in Labs 4 and 5, to the reference run they come
-# from (grading/answers/reference-run/), as its closing tables print them.
+# from (grading/lab4/reference-run/, grading/lab5/reference-run/), as
+# their closing tables print them.
 
 load ../../tests/helpers
 
@@ -27,7 +28,7 @@ comma() {
 }
 
 @test "answers: Lab 1 quotes the lab's lines per writer, write counts and losses" {
-	lab="$ROOT/labs/1-interleave/lab1.sh" ans="$ROOT/grading/answers/lab1.md"
+	lab="$ROOT/labs/1-interleave/lab1.sh" ans="$ROOT/grading/lab1/answers.md"
 	lines=$(quick LINES "$lab")
 	[ -n "$lines" ]
 	ow=$(sed -n 's/^OW_LINES=\([0-9]*\)$/\1/p' "$lab")
@@ -45,7 +46,7 @@ comma() {
 }
 
 @test "answers: Lab 3 quotes the faults the lab's buffer implies" {
-	lab="$ROOT/labs/3-threads/lab3.sh" ans="$ROOT/grading/answers/lab3.md"
+	lab="$ROOT/labs/3-threads/lab3.sh" ans="$ROOT/grading/lab3/answers.md"
 	size=$(quick size "$lab")
 	[ "${size%M}" != "$size" ]	# in MiB
 	mib=${size%M}
@@ -61,17 +62,21 @@ comma() {
 	root = sys.argv[1]
 	sys.path.insert(0, os.path.join(root, "common"))
 	from table import number  # the closing tables' format: 4 significant digits
-	run = os.path.join(root, "grading", "answers", "reference-run")
+	runs = [os.path.join(root, "grading", f"lab{lab}", "reference-run") for lab in (4, 5)]
+
+	def reference(name):
+	    """The reference run's file NAME, in Lab 4's or Lab 5's folder."""
+	    return next(os.path.join(r, name) for r in runs if os.path.exists(os.path.join(r, name)))
 
 	def answer(lab, q):
-	    with open(os.path.join(root, "grading", "answers", f"lab{lab}.md")) as f:
+	    with open(os.path.join(root, "grading", f"lab{lab}", "answers.md")) as f:
 	        m = re.search(rf"^## {re.escape(q)}\n(.*?)(?=^## |\Z)", f.read(), re.S | re.M)
 	    return " ".join(m.group(1).split())
 
 	def med(name, value, **where):
 	    """The median of VALUE (a column, or a product of columns over 1e6)
 	    over the rows of reference-run/NAME that match every COL=VALUE."""
-	    with open(os.path.join(run, name), newline="") as f:
+	    with open(reference(name), newline="") as f:
 	        rows = [r for r in csv.DictReader(f) if all(r[k] == str(v) for k, v in where.items())]
 	    assert rows, (name, where)
 	    cols = value.split("*")
@@ -79,7 +84,7 @@ comma() {
 	                                    for r in rows))
 
 	def step4(strategy):
-	    with open(os.path.join(run, "lab4-step4.txt")) as f:
+	    with open(reference("lab4-step4.txt")) as f:
 	        return number(statistics.median(float(line.split()[6]) for line in f if line.split()[0] == strategy))
 
 	w, d = "lab4-writers.csv", "lab5-depth.csv"
@@ -125,14 +130,14 @@ comma() {
 	for d in "$ROOT"/labs/[1-9]-*/; do
 		n=${d%/}; n=${n##*/}; n=${n%%-*}
 		want=$(grep -o '^- \*\*Q'$n'\.[0-9]*' "$ROOT/handout.md" | sed 's/^- \*\*//' | sort -u)
-		have=$(grep -o '^## Q'$n'\.[0-9]*$' "$ROOT/grading/answers/lab$n.md" | sed 's/^## //' | sort -u)
+		have=$(grep -o '^## Q'$n'\.[0-9]*$' "$ROOT/grading/lab$n/answers.md" | sed 's/^## //' | sort -u)
 		[ "$want" = "$have" ] || { echo "lab $n: handout $want, answers $have"; return 1; }
 	done
 }
 
 @test "answers and handout: every data file and figure they name is one the kit writes or draws" {
 	local name missing=
-	for name in $(grep -oh 'lab[0-9]-[a-z-]*\.\(csv\|png\)\|lab[0-9]\.csv' "$ROOT"/grading/answers/*.md "$ROOT/handout.md" | sort -u); do
+	for name in $(grep -oh 'lab[0-9]-[a-z-]*\.\(csv\|png\)\|lab[0-9]\.csv' "$ROOT"/grading/lab*/answers.md "$ROOT/handout.md" | sort -u); do
 		case $name in
 		# a CSV is written by a lab script, or is a source's table
 		*.csv) grep -q "DATA/$name" "$ROOT"/labs/*/lab*.sh || [ -e "$ROOT/data/reference/$name" ] ||

@@ -138,7 +138,7 @@ for t in sys.argv[1:]:
 @test "class: machine.sh tells the storage it can, as the class reads it; no findmnt still writes the line" {
 	need_kit
 	local kinds line
-	kinds=$(cd "$ROOT" && python3 -c "from grading.classresults import spec; print(' '.join(spec.STORAGE_KINDS))")
+	kinds=$(cd "$ROOT" && python3 -c "from grading.classresults import measures; print(' '.join(measures.STORAGE_KINDS))")
 	bash "$ROOT/common/machine.sh" . m.txt
 	line=$(grep '^scratch_dir_storage: ' m.txt)
 	[[ " $kinds " == *" $(cut -d' ' -f2 <<<"$line") "* ]] || { echo "not a kind the class knows: $line"; return 1; }

@@ -36,11 +36,11 @@ load ../../tests/helpers
 }
 
 @test "mutants.py: a mutant names its check by function; one naming it by a title stops it in one line" {
-	mkdir kit && cp -R "$ROOT/grading" "$ROOT/labs" "$ROOT/handout.md" kit/
+	mkdir kit && cp -R "$ROOT/grading" "$ROOT/labs" "$ROOT/common" "$ROOT/handout.md" kit/
 	sed -i 's/^           together),$/           "two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock"),/' \
-		kit/grading/lab2.py
-	! cmp -s kit/grading/lab2.py "$ROOT/grading/lab2.py"
+		kit/grading/lab2/checks.py
+	! cmp -s kit/grading/lab2/checks.py "$ROOT/grading/lab2/checks.py"
 	run python3 -B kit/grading/mutants.py --labs 2 --only lockbench-no-lock
 	[ "$status" -eq 1 ]
-	[ "$output" = "mutants.py: mutant lockbench-unlock-before-flush of grading/lab2.py kills 'two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock', not a @check function of lab 2" ]
+	[ "$output" = "mutants.py: mutant lockbench-unlock-before-flush of grading/lab2/checks.py kills 'two writers with a lock and the flush: nothing lost, runs multiples of K, writes inside the lock', not a @check function of lab 2" ]
 }

@@ -14,7 +14,7 @@ reference_kit() {
 	else
 		run_labs kit "$@" || return 1
 	fi
-	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
+	cat "$ROOT"/grading/lab*/answers.md >kit/answers.md
 	(cd kit && LABS=$(IFS=,; echo "$*") bash common/handin.sh) >handin.log || return 1
 	tar -xzf kit/iolab-handin.tar.gz -C unpacked
 }
@@ -40,7 +40,7 @@ variant() {
 }
 
 # mutant NAME MUTANT: subs/NAME, a copy of the reference with the edit of
-# MUTANT, a known-wrong program of grading/labN.py's MUTANTS for the lab in
+# MUTANT, a known-wrong program of grading/labN/checks.py's MUTANTS for the lab in
 # GRADED_LAB: a test reads what the grader says of it (its messages, the
 # points it loses) where mutants.py only counts that it lost its check.
 # Fails unless every edit of the mutant applied.

@@ -34,8 +34,8 @@ setup_file() {
 	# instructor's machine.
 	OTHER=$(mktemp -d /tmp/iolab-contain-other.XXXXXX)
 	chmod 755 "$OTHER"
-	mkdir -p "$OTHER/grading/answers"
-	echo "answer key $TAG" >"$OTHER/grading/answers/lab1.md"
+	mkdir -p "$OTHER/grading/lab1"
+	echo "answer key $TAG" >"$OTHER/grading/lab1/answers.md"
 	chmod -R a+rX "$OTHER"
 	echo "$OTHER" >other-dir
 	# A Unix socket any user may connect to, in the machine's /tmp, as a
@@ -63,7 +63,7 @@ while True:
 	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
 	local port defs
 	port=$(cat port)
-	defs=("ANSWERS \"$OTHER/grading/answers/lab1.md\"" "PORT $port" "TAG \"$TAG\"")
+	defs=("ANSWERS \"$OTHER/grading/lab1/answers.md\"" "PORT $port" "TAG \"$TAG\"")
 
 	sub intruder 1-interleave writer intruder "${defs[@]}"
 	# Memory and disk against limits of 256 MiB the test sets

@@ -271,7 +271,7 @@ report_agrees() {
 	chmod 755 "$REFUSE_DIR"
 	cd "$REFUSE_DIR" || return 1
 	mkdir -m 755 kit kit/bin subs out
-	cp -R "$ROOT/grade.sh" "$ROOT/grading" "$ROOT/labs" "$ROOT/handout.md" kit/
+	cp -R "$ROOT/grade.sh" "$ROOT/grading" "$ROOT/labs" "$ROOT/common" "$ROOT/handout.md" kit/
 	py=/usr/bin/python3	# not a shim in root's home, which nobody cannot read
 	[ -x "$py" ] || py=$(readlink -f "$(command -v python3)")
 	ln -s "$py" kit/bin/python3
@@ -298,8 +298,8 @@ report_agrees() {
 @test "run_autograder: IOLAB_LABS empty grades every lab of the course; a grading stopped at IOLAB_TIMEOUT keeps its result" {
 	# A fake /autograder whose grade.sh records its arguments and, stopped
 	# by SIGTERM, writes a partial results.json as the real one does.
-	mkdir -p ag/source/labs/1-a ag/source/labs/3-b ag/source/labs/4-c ag/source/grading ag/submission
-	touch ag/source/grading/lab1.py ag/source/grading/lab3.py	# no grading/lab4.py: not a lab of this kit
+	mkdir -p ag/source/labs/1-a ag/source/labs/3-b ag/source/labs/4-c ag/source/grading/lab1 ag/source/grading/lab3 ag/submission
+	touch ag/source/grading/lab1/checks.py ag/source/grading/lab3/checks.py	# no grading/lab4/checks.py: not a lab of this kit
 	cp "$ROOT/grading/autograder/run_autograder" ag/source/
 	printf 'IOLAB_LABS=\nIOLAB_TIMEOUT=100\n' >ag/source/autograder.conf
 	mkdir ag/submission/labs

@@ -54,7 +54,7 @@ while True:
 	variant include-shadow
 	sed -i '1i #include "/etc/shadow"' subs/include-shadow/$dir/writer.c
 	variant include-answers
-	sed -i "1i #include \"$ROOT/grading/answers/lab1.md\"" subs/include-answers/$dir/writer.c
+	sed -i "1i #include \"$ROOT/grading/lab1/answers.md\"" subs/include-answers/$dir/writer.c
 	variant bad-numbers
 	python3 - subs/bad-numbers/data/lab1.csv <<-'PY'
 	import csv, sys
@@ -123,7 +123,7 @@ runs_checks() { grep -c "^lab1: runs: .*: FAIL 0/" "$BATS_FILE_TMPDIR/grades/$1.
 		[ ! -e "$f" ] || { echo "$f was written"; return 1; }
 	done
 	[ ! -s "$BATS_FILE_TMPDIR/server.log" ]
-	report saboteur | grep -q "answers/lab1.md: (cannot open)"
+	report saboteur | grep -q "lab1/answers.md: (cannot open)"
 	! report saboteur | grep -q "root:"
 	! grep -q "root:" "$BATS_FILE_TMPDIR/grades/saboteur.json"
 	[ "$(score saboteur)" = "22/25" ]

@@ -27,7 +27,7 @@ setup_file() {
 	rm -f kit/plot/*.png
 	DATA=kit/data SCRATCH=kit/scratch SCALE=tiny bash "$ROOT/labs/1-interleave/lab1.sh" >/dev/null
 	(cd kit && for gp in plot/lab1-*.gp; do bash common/plot.sh "$gp" "${gp%.gp}.png"; done) >/dev/null
-	cat "$ROOT"/grading/answers/lab*.md >kit/answers.md
+	cat "$ROOT"/grading/lab*/answers.md >kit/answers.md
 	(cd kit && LABS=1 bash common/handin.sh) >handin.log
 }
 
@@ -371,11 +371,11 @@ failing_json() {
 	zip="$BATS_FILE_TMPDIR/dist/autograder.zip"
 	run zipped "$zip" list
 	[ "$status" -eq 0 ]
-	for f in setup.sh run_autograder autograder.conf grade.sh Makefile common/iolab.h grading/lab1.py grading/gradelib.py grading/sandbox.py \
-		grading/answers/lab1.md labs/1-interleave/launch.c tests/unit/test-common.c; do
+	for f in setup.sh run_autograder autograder.conf grade.sh Makefile common/iolab.h grading/lab1/checks.py grading/gradelib.py grading/sandbox.py \
+		grading/lab1/answers.md labs/1-interleave/launch.c tests/unit/test-common.c; do
 		grep -qx "$f" <<<"$output" || { echo "missing: $f"; return 1; }
 	done
-	if grep -E '^(bin|build|dist|scratch)/|^data/[^/]*\.csv$|\.png$|^grading/autograder/' <<<"$output"; then
+	if grep -E '^(bin|build|dist|scratch)/|^data/[^/]*\.csv$|\.png$|^grading/(autograder|tests|lab[0-9]/tests)/' <<<"$output"; then
 		return 1
 	fi
 	# the reference sources, regions and all
@@ -475,7 +475,7 @@ pl_json() {
 	run zipped "$zip" list
 	[ "$status" -eq 0 ]
 	for f in questions/iolab/info.json questions/iolab/question.html serverFilesCourse/iolab/run_prairielearn \
-		serverFilesCourse/iolab/run_autograder serverFilesCourse/iolab/grade.sh serverFilesCourse/iolab/grading/lab1.py; do
+		serverFilesCourse/iolab/run_autograder serverFilesCourse/iolab/grade.sh serverFilesCourse/iolab/grading/lab1/checks.py; do
 		grep -qx "$f" <<<"$output" || { echo "missing: $f"; return 1; }
 	done
 	! grep -Ev '^(questions/|serverFilesCourse/)' <<<"$output"

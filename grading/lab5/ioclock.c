@@ -1,6 +1,6 @@
 /*
  * ioclock.c - a shim the grader preloads into iopattern (its own and the
- * student's, grading/lab5.py): every read and write of a regular file takes
+ * student's, grading/lab5/checks.py): every read and write of a regular file takes
  * a known time on CLOCK_MONOTONIC, and I/O on an O_DIRECT descriptor obeys
  * the alignment real devices impose.
  *

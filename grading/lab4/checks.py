@@ -520,9 +520,9 @@ def race_free(g, prog, args):
 
 def tsan_runs(g):
     """Whether a ThreadSanitizer build runs here at all, contained as a
-    student's program is: the grader's grading/tsanprobe.c, built like a
+    student's program is: the grader's grading/lab4/tsanprobe.c, built like a
     shim (g._build) with -fsanitize=thread instead of -shared."""
-    probe = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [])
+    probe = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [], "grading/lab4/tsanprobe.c")
     r = g.student("tsanprobe", path=probe, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
                   address_space=resource.RLIM_INFINITY)
     return r.status == 0 and not r.killed

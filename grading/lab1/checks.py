@@ -283,7 +283,7 @@ def random_lines(seed):
     return "".join(out)
 
 
-FIXTURES = "grading/fixtures/lab1"
+FIXTURES = "grading/lab1/fixtures"
 
 
 def changes(out):

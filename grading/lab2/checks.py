@@ -10,7 +10,7 @@ never opens that file a second time while it holds it: closing any
 descriptor of a file drops a process's record locks on it.
 
 Whether every byte reaches the file while a lock is held is seen, without
-ptrace, by grading/lockorder.c: an LD_PRELOAD shim logging the file's size
+ptrace, by grading/lab2/lockorder.c: an LD_PRELOAD shim logging the file's size
 at each lock and unlock of one writer running alone (see its comment for
 what it cannot see).  Two writers side by side then show what the lab is
 about: nothing lost, every run a whole number of batches.
@@ -405,7 +405,7 @@ def lock_order(g, prog, n, k, *opts):
     g.fresh()
     g.put("f", b"")
     inode = os.stat(os.path.join(g.run, "f")).st_ino
-    so = g.shim("lockorder")
+    so = g.shim("lockorder", source="grading/lab2/lockorder.c")
     log = tempfile.TemporaryFile(dir=g.work)  # the grader's: students' programs get only its descriptor
     shown = " ".join(str(x) for x in opts)
     r = g.student(prog, "-c", c, "-n", n, "-k", k, *opts, "f", timeout=20,

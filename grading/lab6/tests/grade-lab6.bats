@@ -3,8 +3,8 @@
 # fsync keeps its bytes right and loses the crash-state check only; and
 # every mutant of the safe save loses that check in every grading.
 
-load ../../tests/helpers
-load grading
+load ../../../tests/helpers
+load ../../tests/grading
 GRADED_LAB=6
 
 setup_file() {
@@ -14,7 +14,7 @@ setup_file() {
 	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
 	# The safe strategy without the directory's fsync: every file it
 	# writes is right, but a crash after the rename may lose the rename.
-	# (grading/lab6.py's mutant saver-safe-no-dir-fsync)
+	# (grading/lab6/checks.py's mutant saver-safe-no-dir-fsync)
 	mutant no-dir-fsync saver-safe-no-dir-fsync
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 6 --out grades >batch.log 2>&1
 }

@@ -2,8 +2,8 @@
 # grade.sh on Lab 5: full marks for the reference, and each broken copy of
 # it loses exactly the checks its defect concerns.
 
-load ../../tests/helpers
-load grading
+load ../../../tests/helpers
+load ../../tests/grading
 GRADED_LAB=5
 
 # One batch run grades the reference and every broken copy; the tests read
@@ -94,7 +94,7 @@ points() {
 
 @test "grade.sh lab 5: a trial that skips an I/O is caught by its time on the grader's clock, the bytes it moved, or its data" {
 	# under bubblewrap the counts of /proc/PID/io are not the program's:
-	# the grader's clock (grading/ioclock.c) misses the skipped I/O's latency,
+	# the grader's clock (grading/lab5/ioclock.c) misses the skipped I/O's latency,
 	# in the CSV check and in --cold's; with --jobs every thread skips one,
 	# and the sum of the data read is not the kit's
 	[ "$(lost skip-last)" = "iopattern: CSV rows, statistics and bytes moved as the kit's|iopattern: --cold and --direct as the kit's on this file system|iopattern --jobs: N threads, same data|" ]

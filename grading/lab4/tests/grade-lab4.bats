@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
 # grade.sh on Lab 4: full marks for the reference, and for each broken copy
 # of it exactly the checks it should lose. Then the mutants of
-# grading/lab4.py, each graded 3 times (pwriters writing other bytes or
+# grading/lab4/checks.py, each graded 3 times (pwriters writing other bytes or
 # accepting -F 0, datagen ignoring --seed among them).
 
-load ../../tests/helpers
-load grading
+load ../../../tests/helpers
+load ../../tests/grading
 GRADED_LAB=4
 
 # One batch run grades the reference and every broken copy (Lab 4 only);

@@ -3,10 +3,10 @@
 # exactly the right checks lost by broken copies of it: a fillcopy that
 # writes other bytes and a membw that prints a store and copy row too few, a fillcopy that
 # hangs, one that is slow, and made-up results. Then the mutants of
-# grading/lab3.py, each graded 3 times.
+# grading/lab3/checks.py, each graded 3 times.
 
-load ../../tests/helpers
-load grading
+load ../../../tests/helpers
+load ../../tests/grading
 GRADED_LAB=3
 
 setup_file() {

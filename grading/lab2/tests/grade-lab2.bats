@@ -5,10 +5,10 @@
 # that hangs when a sync fails, one that flushes even with --no-flush, one
 # that flushes after the unlock (in both modes: the grader's LD_PRELOAD
 # shim needs no strace), one that takes no lock, and made-up results. Then
-# the mutants of grading/lab2.py, each graded 3 times.
+# the mutants of grading/lab2/checks.py, each graded 3 times.
 
-load ../../tests/helpers
-load grading
+load ../../../tests/helpers
+load ../../tests/grading
 GRADED_LAB=2
 
 setup_file() {
@@ -19,7 +19,7 @@ setup_file() {
 	local ref=unpacked/iolab-handin lab2=labs/2-locking
 	variant reference
 
-	# Known-wrong lockbenches, from grading/lab2.py's MUTANTS: the --csv row
+	# Known-wrong lockbenches, from grading/lab2/checks.py's MUTANTS: the --csv row
 	# counts one batch more than lockbench made (the file is right); a
 	# failed fdatasync or fsync spins forever instead of exiting 1;
 	# --no-flush is accepted, and printed in the CSV, but every batch is
@@ -153,7 +153,7 @@ setup_file() {
 	# the kit's own build: the grader preloads the shim into plain builds
 	# (an ASan build must load its runtime first)
 	local bin=$ROOT/bin
-	cc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -o lockorder.so "$ROOT/grading/lockorder.c" -ldl
+	cc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -o lockorder.so "$ROOT/grading/lab2/lockorder.c" -ldl
 	rm -f t
 	# two batches of 3 lines with the flush, then 3 lines in one batch without
 	IOLAB_LOCKORDER_FD=7 LD_PRELOAD=$PWD/lockorder.so "$bin/lockbench" -n 6 -k 3 --lock ofd t 7>log >/dev/null

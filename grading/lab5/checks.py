@@ -7,7 +7,7 @@ tmpfs: what the kit's program does there is the expected answer, never a
 fixed number.
 
 Where the answer depends on time, both programs run under the grader's
-shim grading/ioclock.c: every read and write of the file advances the
+shim grading/lab5/ioclock.c: every read and write of the file advances the
 clock by a latency drawn from its offset, so that wall times, latency
 percentiles, rates and their statistics are the same in every run and
 compare with the kit's digit for digit; the first I/O after a cache drop
@@ -19,7 +19,7 @@ opens O_DIRECT at all (a tmpfs accepts any alignment).
 
 Several I/Os in flight (--iodepth, --jobs) are checked on real I/O, not on
 that clock (it does not see io_uring): the data read (data_sum) must be
-the kit's, and the shim grading/inflight.c shows, without ptrace and
+the kit's, and the shim grading/lab5/inflight.c shows, without ptrace and
 without depending on timing, how many requests one io_uring submission
 carried and how many threads were inside pread at once."""
 
@@ -190,7 +190,7 @@ def cold_direct(g):
 # first submission carries D requests, on any machine and under any load.
 # Whether requests then overlap in the kernel depends on timing; how many one
 # submission carries depends only on the loop, so that is what is checked,
-# by a preloaded shim (grading/inflight.c) that sees liburing's submit calls
+# by a preloaded shim (grading/lab5/inflight.c) that sees liburing's submit calls
 # (bin/iopattern links liburing's shared library): no ptrace needed, the
 # same with bubblewrap and without. The max_in_flight column alone could
 # say anything.
@@ -463,11 +463,11 @@ MUTANTS = [
 # ------------------------------------------------------------------ helpers of the checks above
 
 def shimmed(g, seed=None):
-    """preload and env for a run under grading/ioclock.c."""
+    """preload and env for a run under grading/lab5/ioclock.c."""
     env = {"IOLAB_DIO_ALIGN": str(DIO_ALIGN)}
     if seed is not None:
         env["IOLAB_CLOCK_SEED"] = str(seed)
-    return dict(preload=g.shim("ioclock"), env=env)
+    return dict(preload=g.shim("ioclock", source="grading/lab5/ioclock.c"), env=env)
 
 
 def csv_rows(result, whose):
@@ -544,10 +544,10 @@ def same_rows(g, args, clock):
 # ------------------------------------------------------------------ several I/Os in flight
 
 def in_flight(g, args, reproduce, meet=0, **kw):
-    """The student's iopattern --csv ARGS f.dat under grading/inflight.c:
+    """The student's iopattern --csv ARGS f.dat under grading/lab5/inflight.c:
     (its CSV rows, the most requests one io_uring submission carried, the
     most threads inside pread/pwrite at once)."""
-    so = g.shim("inflight")
+    so = g.shim("inflight", source="grading/lab5/inflight.c")
     log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the student's program gets only its descriptor
     env = {"LD_PRELOAD": so, "IOLAB_INFLIGHT_FD": str(log.fileno()), "IOLAB_INFLIGHT_MEET": str(meet)}
     r = g.student("iopattern", "--csv", *args, "f.dat", timeout=20, env=env, ro_binds=[os.path.dirname(so)],

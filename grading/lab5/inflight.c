@@ -1,6 +1,6 @@
 /*
  * inflight.c - a shim the grader preloads into the student's iopattern
- * (grading/lab5.py) to see, without ptrace, whether I/Os really are in
+ * (grading/lab5/checks.py) to see, without ptrace, whether I/Os really are in
  * flight together: with --iodepth, how many requests one io_uring
  * submission hands to the kernel; with --jobs, how many threads are inside
  * pread/pwrite at once.
