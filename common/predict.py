@@ -22,7 +22,21 @@ import re
 import statistics
 import sys
 
-LINE = re.compile(r"-\s*(P\d+\.\d+)\s+(.*?):\s*(.*)$")
+# "- PN.M what is predicted (unit): the prediction": its key, then what is
+# predicted, up to the first colon.
+KEY = re.compile(r"-\s*(P\d+\.\d+)\s")
+
+
+def prediction_line(line):
+    """(key, what, prediction) of a prediction line, or None. Split at the
+    colon, not matched by a pattern that backtracks: a long line of spaces
+    with no colon would cost time quadratic in its length, and make class
+    reads every student's predictions.md."""
+    m = KEY.match(line.strip())
+    if not m:
+        return None
+    what, colon, said = line.strip()[m.end():].partition(":")
+    return (m.group(1), what.lstrip(), said.lstrip()) if colon else None
 
 
 def predictions(path, lab):
@@ -35,8 +49,8 @@ def predictions(path, lab):
     for line in text.splitlines():
         if line.startswith("## "):
             inside = re.match(rf"## Lab {lab}\b", line) is not None
-        elif inside and (m := LINE.match(line.strip())):
-            found.append(m.groups())
+        elif inside and (p := prediction_line(line)):
+            found.append(p)
     return found
 
 

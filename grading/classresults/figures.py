@@ -52,6 +52,7 @@ def draw(out, counts, log=print):
     if not shutil.which("gnuplot"):
         raise OSError("gnuplot is not installed (make deps installs it): no figures drawn")
     drawn = []
+    out = os.path.abspath(out)	# gnuplot runs in OUT/plot and writes OUT/FIG.png
     for fig, needs, prepare, script in FIGURES:
         png = os.path.join(out, fig + ".png")
         if not any(counts["drawn"][n] for n in needs):

@@ -26,7 +26,9 @@ def median(values):
 
 
 def ratio(a, b):
-    return a / b if a is not None and b else None
+    """a / b, or None without two positive times or rates (a figure's log
+    axis cannot draw 0, nor a measurement of nothing mean anything)."""
+    return a / b if a is not None and b is not None and a > 0 and b > 0 else None
 
 
 def med_wall(rows, **where):

@@ -48,18 +48,19 @@ def categories(out, fig, category, value, order=None, top=None, other="other"):
     for r in rows(out, fig):
         by.setdefault(category(r), []).append((r["sub"], float(r[value])))
     names = sorted(by, key=order or (lambda c: (-len(by[c]), c)))
-    if top and len(names) > top:
-        rest = names[top - 1:]
-        by[f"{len(rest)} {other}"] = [p for c in rest for p in by.pop(c)]
-        names = names[:top - 1] + [f"{len(rest)} {other}"]
+    groups = [(name, by[name]) for name in names]
+    if top and len(groups) > top:
+        # the rest as one group, apart from the categories: a CPU model
+        # named "4 other CPUs" is one more category, not this group
+        rest = groups[top - 1:]
+        groups = groups[:top - 1] + [(f"{len(rest)} {other}", [p for _, vals in rest for p in vals])]
     boxes, points = [], []
-    for x, name in enumerate(names, start=1):
-        vals = by[name]
+    for x, (name, vals) in enumerate(groups, start=1):
         boxes.append([x, name, len(vals)] + [f"{s:.6g}" for s in box([v for _, v in vals])])
         points += [[f"{x + jitter(sub):.4f}", f"{v:.6g}"] for sub, v in vals]
     write(out, fig + "-boxes.dat", ["x", "label", "n", "q1", "min", "max", "q3", "median"], boxes)
     write(out, fig + "-points.dat", ["x", "value"], points)
-    return len(names)
+    return len(groups)
 
 
 def caption(counts, fig, lab_file, extra=""):

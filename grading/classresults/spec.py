@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+from common.predict import prediction_line
+
 from . import measures
 from .values import Bad, declared
 
@@ -171,8 +173,6 @@ def check_file(spec, rows):
 # lab's own (its class_results.py), in key order.
 PREDICTIONS = sorted((p for _, of in gathered("PREDICTIONS", []) for p in of),
                      key=lambda p: [int(x) for x in p[0][1:].split(".")])
-# A prediction line, as common/predict.py reads it: "- PN.M what: prediction".
-PREDICTION_LINE = re.compile(r"-\s*(P\d+\.\d+)\s+(.*?):\s*(.*)$")
 # The first number of a prediction, and the word after it: "0.5 s",
 # "about 1,200 us", "2e-3".
 PREDICTED_NUMBER = re.compile(
@@ -201,9 +201,9 @@ def predictions(text, measured_rows):
     measured_rows: {data file: its rows' values}, the files that were kept."""
     written = {}
     for line in text.decode("utf-8", "replace").splitlines():
-        m = PREDICTION_LINE.match(line.strip())
-        if m and m.group(1) not in written:
-            written[m.group(1)] = m.group(3).strip()
+        p = prediction_line(line)	# as the lab reads it
+        if p and p[0] not in written:
+            written[p[0]] = p[2].strip()
     points, left = [], {}
     for key, _, data, unit, measure in PREDICTIONS:
         if not written.get(key):

@@ -8,6 +8,8 @@ from grading.classresults.plotdata import TOP_FS, caption, categories
 
 def row_check(v, half):
     """v a row's values, half the rounding of its printed wall_s."""
+    if v["ios"] < 1:
+        return "ios must be at least 1: every trial does I/O"
     if not rate_agrees(v["iops"], v["ios"], v["wall_s"], half, absolute=1):
         return f"iops {v['iops']:g} is not ios / wall_s ({v['wall_s']:g} s)"
     if not rate_agrees(v["mib_s"], v["bytes"] / MIB, v["wall_s"], half):
@@ -33,7 +35,7 @@ def random_4k_direct(v):
 
 
 def summary(rows):
-    iops = median(v["iops"] for v in rows if random_4k_direct(v)
+    iops = median(v["iops"] for v in rows if random_4k_direct(v) and v["iops"] > 0	# a log axis
                   and v["experiment"] == "random-read" and v.get("iodepth") in (None, 1))
     return {"lab5_rr4k_iops": iops}, {"lab5-iops": [(iops,)] if iops is not None else []}
 
@@ -41,7 +43,7 @@ def summary(rows):
 def depth_summary(rows):
     depths = {}
     for v in rows:
-        if random_4k_direct(v) and v["iodepth"] >= 1:	# 0: synchronous pread, no queue
+        if random_4k_direct(v) and v["iodepth"] >= 1 and v["iops"] > 0:	# 0: synchronous pread, no queue
             depths.setdefault(v["iodepth"], []).append(v["iops"])
     points = [(d, median(x)) for d, x in sorted(depths.items())]
     best = max((x for _, x in points), default=None)

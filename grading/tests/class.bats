@@ -277,10 +277,12 @@ print(r['metrics']['lab5_rr4k_iops'])")
 	python3 -c "import json; r = json.load(open('r.json')); assert 'percentile of 5' in r['output'], r['output']"
 }
 
-@test "class: Gradescope's download-all zip, read in place: one command, the figures" {
+@test "class: Gradescope's download-all zip, read in place: one command, the figures, CLASS relative to the kit" {
 	need_kit
 	python3 "$ROOT/grading/tests/class-gen.py" "$BATS_FILE_TMPDIR/kit/iolab-handin" gs -n 10 --seed 7 --zip
-	run bash -c "cd '$ROOT' && make -s class SUBMISSIONS='$BATS_TEST_TMPDIR/gs/export.zip' CLASS='$BATS_TEST_TMPDIR/gsout'"
+	# CLASS as make class's default (class) is: a path relative to the kit
+	rel=$(realpath --relative-to="$ROOT" "$BATS_TEST_TMPDIR/gsout")
+	run bash -c "cd '$ROOT' && make -s class SUBMISSIONS='$BATS_TEST_TMPDIR/gs/export.zip' CLASS='$rel'"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"merged 10 of 11 submissions"* ]]

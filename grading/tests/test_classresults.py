@@ -5,6 +5,7 @@ and the percentile lines (run by grading/tests/class.bats):
     python3 -I -B grading/tests/test_classresults.py -v
 """
 
+import csv
 import gzip
 import io
 import os
@@ -17,7 +18,7 @@ import zipfile
 
 # the kit's root, where grading/ is
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from grading.classresults import merge, reader, spec, standing, values  # noqa: E402
+from grading.classresults import measures, merge, plotdata, reader, spec, standing, values  # noqa: E402
 from grading.classresults.values import Bad  # noqa: E402
 
 WANTED = merge.WANTED
@@ -376,6 +377,16 @@ class Predictions(unittest.TestCase):
         points, left = spec.predictions(b"- P2.4 fsync: 0.1\n", {})
         self.assertEqual((points, left["P2.4"]), ([], "not measured"))
 
+    def test_a_long_line_without_a_colon(self):
+        """A line of 200,000 spaces and no colon is read in one pass: the
+        pattern it replaced backtracked for minutes on it, and make class
+        waited for that one submission."""
+        rows = [dict(strategy="per-file", files=50, fsync=1, wall_s=2.0, cpu_s=0.2)]
+        text = b"- P4.1" + b" " * 200000 + b"x\n- P4.3 seq: 5 s\n- P4.1 per-file: 1 s\n"
+        points, left = spec.predictions(text, {"lab4-writers.csv": rows})
+        self.assertEqual(points, [("P4.1", 1.0, 2.0)])
+        self.assertEqual(left["P4.3"], "not measured")
+
 
 class Checks(unittest.TestCase):
     def test_forged_constant_trials(self):
@@ -397,6 +408,9 @@ class Checks(unittest.TestCase):
         forged = "random-read,direct,read,random,4096,1,1,256,1048576,0.01,100,99999\n"
         with self.assertRaisesRegex(Bad, "iops 99999 is not ios / wall_s"):
             spec.check_file(f, values.read_csv((head + forged).encode(), f.columns, "lab5.csv"))
+        nothing = "random-read,direct,read,random,4096,1,1,0,0,0.01,0,0\n"	# every rate agrees with 0
+        with self.assertRaisesRegex(Bad, "lab5.csv line 2: ios must be at least 1"):
+            spec.check_file(f, values.read_csv((head + nothing).encode(), f.columns, "lab5.csv"))
 
     def test_consistent_at_any_duration(self):
         """Under 1 ms too: the rate must agree with the time as printed,
@@ -435,6 +449,47 @@ class Checks(unittest.TestCase):
                                f.columns, "lab3-membw.csv")
         with self.assertRaisesRegex(Bad, "past any machine's memory"):
             spec.check_file(f, rows)
+
+
+class Summaries(unittest.TestCase):
+    def test_first_touch_per_pass(self):
+        """Lab 3's first-touch cost: a one-pass fill of fresh pages against
+        one pass of the prefaulted fills, which make --passes N."""
+        gib = 1 << 30
+        rows = [dict(threads=t, bytes=gib, rng="xoshiro", prefault=p, pages="4k", passes=n, phase="fill", wall_s=w)
+                for t, p, n, w in [(1, 1, 10, 1.0), (1, 1, 10, 1.2), (1, 0, 1, 0.31), (2, 1, 10, 0.55)]]
+        metrics, points = spec.SUMMARIES["lab3.csv"](rows)
+        self.assertAlmostEqual(metrics["lab3_first_touch_s_gib"], 0.31 - 0.11)
+        self.assertAlmostEqual(metrics["lab3_speedup_2"], 1.1 / 0.55)
+
+    def test_no_ratio_of_nothing(self):
+        """A time or rate of 0 gives no ratio, nor a point a log axis
+        cannot draw."""
+        self.assertIsNone(measures.ratio(0.0, 2.0))
+        self.assertIsNone(measures.ratio(2.0, 0.0))
+        self.assertEqual(measures.ratio(3.0, 2.0), 1.5)
+        rows = [dict(experiment="sweep", lines_per_lock=1, flush=f, wall_s=w) for f, w in [(0, 0.5), (1, 0.0)]]
+        self.assertEqual(spec.SUMMARIES["lab2.csv"](rows), ({"lab2_fflush_k1_x": None}, {"lab2-fflush": []}))
+
+
+class Figures(unittest.TestCase):
+    def test_the_rest_is_a_group_of_its_own(self):
+        """With more categories than drawn by name, the rest are one box,
+        which a category named like it does not join or replace."""
+        with tempfile.TemporaryDirectory() as out:
+            os.mkdir(os.path.join(out, "plot"))
+            names = [f"fs{i}" for i in range(10)] + ["4 other file systems"]
+            with open(os.path.join(out, "plot", "f.csv"), "w") as f:
+                f.write("sub,fs,iops\n" + "".join(f"{i:04x}aa,{n},{i + 1}\n" for i, n in enumerate(names)))
+            self.assertEqual(plotdata.categories(out, "f", lambda r: r["fs"], "iops", top=8,
+                                                 other="other file systems"), 8)
+            with open(os.path.join(out, "plot", "f-boxes.dat")) as f:
+                boxes = list(csv.DictReader(f))
+            with open(os.path.join(out, "plot", "f-points.dat")) as f:
+                points = list(csv.DictReader(f))
+            self.assertEqual(sum(int(b["n"]) for b in boxes), 11)
+            self.assertEqual(len(points), 11)
+            self.assertEqual((boxes[-1]["label"], boxes[-1]["n"]), ("4 other file systems", "4"))
 
 
 class Copies(unittest.TestCase):
