@@ -33,7 +33,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LAB_TARGETS) plot test check lint bench validate deps handin starter autograder class rubric clean help
+.PHONY: all labs $(LAB_TARGETS) plot test test-all check lint bench validate deps handin starter autograder class rubric clean help
 .DELETE_ON_ERROR:
 
 # Python tools a lab runs as bin/NAME (labs/N-topic/NAME.py), by name: a
@@ -133,8 +133,10 @@ plot/%.png: plot/%.gp $(wildcard data/*.csv) common/plot.sh
 	@bash common/plot.sh $< $@
 
 # Tests: tests/*.bats (the kit's own), labs/*/tests/*.bats (each lab's),
-# grading/tests/*.bats (the grader's). T=launch runs launch.bats only
-# (T="launch runs": those two).
+# grading/tests/*.bats and grading/labN/tests/*.bats (the grader's).
+# make test leaves out the grader's suites that grade submissions (most of
+# the time: make test-all runs them too); T=launch runs launch.bats only
+# (T="launch runs": those two), whichever they are.
 test: all
 	@bash tests/run.sh $(T)
 
@@ -206,6 +208,8 @@ INSTRUCTOR := $(wildcard grading/starter.sh)
 # submissions named with their reason (grading/classresults).
 CLASS ?= class
 ifneq ($(INSTRUCTOR),)
+test-all: all
+	@bash tests/run.sh --all $(T)
 starter:
 	@bash grading/starter.sh -o $(DIST)/starter $(if $(LABS),--labs $(LABS))
 autograder:
@@ -217,7 +221,7 @@ class:
 	@bash common/deps.sh gnuplot
 	@python3 -B -m grading.classresults merge --out "$(CLASS)" "$(SUBMISSIONS)"
 else
-starter autograder class rubric:
+test-all starter autograder class rubric:
 	@echo "make $@: this is the students' kit; $@ is made from the instructor's kit" >&2; exit 2
 endif
 
@@ -239,6 +243,7 @@ help:
 	@echo "make handin     pack your submission into iolab-handin.tar.gz (LABS=1,2: only those)"
 	@echo "make clean      remove build outputs and scratch files (keeps data/ and plot/)"
 ifneq ($(INSTRUCTOR),)
+	@echo "make test-all   instructors: make test with the grader's suites that grade submissions (what CI runs)"
 	@echo "make lint       instructors: shellcheck, pyflakes, pycodestyle and cppcheck over the kit's own files"
 	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter (LABS=1,2: only those labs)"
 	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs; PLATFORM=prairielearn: $(DIST)/prairielearn.zip)"

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# run.sh [NAME|FILE.bats...] - runs the test suite, two files at a time
-# (TEST_JOBS=N), then a tally per file (passed/tests, seconds elapsed and
-# of CPU, how many were skipped) and one line "N passed, N failed, N
-# skipped". The suite is
-# every .bats file in tests/ (the kit's own: common/, make labs, handin),
-# labs/*/tests/ (each lab's programs and lab script) and, in the
-# instructor's kit, grading/tests/ and grading/labN/tests/ (the grader's).
-# A NAME is a file's name without .bats: `make test T=launch` runs labs/1-interleave/tests/launch.bats
-# alone. A skipped test says why: in the students' kit, a test that needs
+# run.sh [--all] [NAME|FILE.bats...] - runs the test suite, two files at a
+# time (TEST_JOBS=N), then a tally per file (passed/tests, seconds elapsed
+# and of CPU, how many were skipped) and one line "N passed, N failed, N
+# skipped". The suite is every .bats file in tests/ (the kit's own:
+# common/, make labs, handin), labs/*/tests/ (each lab's programs and lab
+# script) and, in the instructor's kit, grading/tests/ and
+# grading/labN/tests/ (the grader's). Without --all and names, the grader's
+# suites that grade submissions (about three quarters of the suite's CPU
+# time) are left out, and a line says so: make test runs the rest, make
+# test-all and CI every file. The students' kit has no grader: make test
+# runs all of it.
+# A NAME is a file's name without .bats: `make test T=launch` runs
+# labs/1-interleave/tests/launch.bats alone. A skipped test says why: in the students' kit, a test that needs
 # another program still to be written. Exit status 0 only if nothing
 # failed. What the tests need is installed first where it can be
 # (common/deps.sh), else the command that installs it is printed; the
@@ -29,6 +33,22 @@ all=$(ls -S $(compgen -G 'tests/*.bats'; compgen -G 'labs/*/tests/*.bats'; compg
 # TEST_EXCEPT="hostile hostile-score": the whole suite but these files (CI
 # runs them apart).
 for name in ${TEST_EXCEPT:-}; do all=$(grep -vE "(^|/)$name\.bats\$" <<<"$all"); done
+
+# The grader's suites each grade a reference kit with labs run at tiny
+# scale (reference_kit in the file). Others grade without it; all of them
+# run what the pattern grades names: the grader, its library and its tools.
+uses_reference='^[[:space:]]*reference_kit '
+grades='grade\.(sh|py)|mutants\.py|run_autograder|run_prairielearn|lessons\.py'
+every=no
+[ "${1:-}" != --all ] || { every=yes; shift; }
+left=0
+if [ $# -eq 0 ] && [ $every = no ]; then
+	kept=$(for file in $all; do
+		[[ $file == grading/* ]] && grep -qE "$uses_reference|$grades" "$file" || echo "$file"
+	done)
+	left=$(($(wc -l <<<"$all") - $(grep -c . <<<"$kept")))
+	all=$kept
+fi
 [ $# -gt 0 ] || set -- $all
 files=()
 for name in "$@"; do
@@ -60,16 +80,13 @@ run_file() {
 	echo $? >"$base.status"
 	cat "$base.tap"
 }
-# The grader's suites each grade a reference kit with labs run at tiny
-# scale. Where two or more of them run, the labs they name are run once, in
-# a job of its own that starts first, and they copy that kit (grading.bash);
+# Where two or more of the grader's suites run, the labs their
+# reference_kit lines name are run once, in a job of its own that starts
+# first, and they copy that kit (grading.bash);
 # the other files run meanwhile, the grader's suites once it is done. A
 # kit given in IOLAB_TEST_REFERENCE whose labs are done (DIR/done) or being
 # run by another job (DIR/pending, until it writes DIR/done or DIR/failed:
 # CI's .ci/as-student runs them as a student) is used as it is.
-uses_reference='^[[:space:]]*reference_kit '
-# what a file that grades runs: the grader, its library and its tools
-grades='grade\.(sh|py)|mutants\.py|run_autograder|run_prairielearn|lessons\.py'
 alone=() graders=() grading=() quiet=()
 for file in "$@"; do
 	if [[ $file == */hostile.bats ]]; then alone+=("$file")
@@ -143,5 +160,6 @@ if [ $# -gt 1 ]; then
 	echo "== Tally by test file (passed/tests, seconds elapsed and of CPU; $jobs files at a time), slowest first"
 	sort -k3,3nr "$tally"
 fi
+[ "$left" -eq 0 ] || echo "(the grader's $left suites that grade submissions were left out: make test-all runs every file)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
