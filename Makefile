@@ -221,7 +221,9 @@ class:
 	@bash common/deps.sh gnuplot
 	@python3 -B -m grading.classresults merge --out "$(CLASS)" "$(SUBMISSIONS)"
 else
-test-all starter autograder class rubric:
+test-all:
+	@echo "make test-all: this is the students' kit, without the grader: make test runs every test it has" >&2; exit 2
+starter autograder class rubric:
 	@echo "make $@: this is the students' kit; $@ is made from the instructor's kit" >&2; exit 2
 endif
 

@@ -41,5 +41,7 @@ size=$(sed -n 's/^# size: \([0-9]*,[0-9]*\)$/\1/p' "$gp")
 tmp="$png.tmp"
 trap 'rm -f "$tmp"' EXIT
 gnuplot -e "set terminal pngcairo size ${size:-960,600} font 'sans,10'; set output '$tmp'" "$gp"
+# A script that sets its own terminal or output draws somewhere else.
+[ -s "$tmp" ] || { echo "plot.sh: $gp drew nothing into $png: a figure script sets no terminal and no output (plot.sh sets them)" >&2; exit 1; }
 mv "$tmp" "$png"
 echo "drew $png"

@@ -253,3 +253,16 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 	[ "$status" -eq 1 ]
 	[ "$output" = "labs/4-writers/columns.csv declares no column of lab4-other.csv" ]
 }
+
+@test "plot.sh: a figure script that sets its own output is refused, naming it, with no PNG left" {
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed (make deps)"
+	printf 'set terminal pngcairo\nset output "elsewhere.png"\nplot x\n' >own.gp
+	run bash "$ROOT/common/plot.sh" own.gp fig.png
+	[ "$status" -eq 1 ]
+	[ "$output" = "plot.sh: own.gp drew nothing into fig.png: a figure script sets no terminal and no output (plot.sh sets them)" ]
+	[ ! -e fig.png ] && [ ! -e fig.png.tmp ]
+	printf 'plot x\n' >good.gp
+	run bash "$ROOT/common/plot.sh" good.gp fig.png
+	[ "$status" -eq 0 ]
+	[ "$(head -c 8 fig.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+}

@@ -43,25 +43,25 @@ MAX_IOPS_PER_THREAD = 1e7
 
 
 class DataFile:
-    def __init__(self, name, lab, columns, config=(), check=None, timing=("wall_s",)):
+    def __init__(self, name, lab, columns, config=(), check=None, timing=None):
         self.name, self.lab, self.check = name, lab, check
         # (name, kind, required); kind ends in '?' when the field may be empty
         self.columns = [(c, k, use == "need") for c, k, use in columns]
         self.config = config	# columns that make a configuration (trial and writer excluded)
         # what a trial measured: equal in every trial of a configuration, a
-        # forgery; the first, in a run of rows two submissions share, a copy
-        # (none in a file READING says nothing of and without wall_s: a
-        # lab's counts only)
-        if timing == ("wall_s",) and "wall_s" not in self.column_names and not config and not check:
-            timing = ()
+        # forgery; the first, in a run of rows two submissions share, a copy.
+        # By default its wall_s; nothing in a file without one (a lab's
+        # counts only)
+        if timing is None:
+            timing = ("wall_s",) if "wall_s" in self.column_names else ()
         self.timing = timing
-        # a reading of columns the lab no longer merges would switch its
-        # checks off without a word (wall_s: every timed or checked file's)
-        wanted = {*config, *timing, *(("wall_s",) if timing or check else ())}
+        # a reading of columns the lab does not merge would switch its checks
+        # off without a word (a timed file's trials need their wall_s too)
+        wanted = {*config, *timing, *(("wall_s",) if timing else ())}
         unread = sorted(c for c in wanted if c not in self.column_names)
         if unread:
             raise ValueError(f"grading/lab{lab}/class_results.py reads {name} by {', '.join(unread)}, "
-                             f"which labs/{lab}-*/columns.csv does not merge (class need or keep)")
+                             f"which labs/{lab}-*/columns.csv does not declare with class need or keep")
 
     @property
     def column_names(self):
@@ -144,11 +144,12 @@ def check_file(spec, rows):
     printed, or a rate past what any machine reaches), and forged trials:
     every trial of one configuration with exactly the same time. Raises Bad."""
     times = {}
-    # wall_s is there wherever a file is checked or timed (DataFile); a
-    # file with no time (a lab's counts only) has no trial to forge
-    wall = spec.column_names.index("wall_s") if spec.check else None
+    # a check is given half the rounding of the row's wall_s, 0 in a file
+    # with no time (a lab's counts only), which has no trial to forge either
+    wall = spec.column_names.index("wall_s") if "wall_s" in spec.column_names else None
     for line, (v, raw) in enumerate(rows, start=2):
-        why = spec.check(v, half_unit(raw[wall])) if spec.check else None
+        half = half_unit(raw[wall]) if wall is not None else 0.0
+        why = spec.check(v, half) if spec.check else None
         why = why or physical(v)
         if why:
             raise Bad(f"{spec.name} line {line}: {why}")

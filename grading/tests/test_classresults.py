@@ -451,6 +451,23 @@ class Checks(unittest.TestCase):
             spec.check_file(f, rows)
 
 
+class Reading(unittest.TestCase):
+    def test_a_reading_of_columns_not_merged_stops_it(self):
+        with self.assertRaisesRegex(ValueError, "^grading/lab7/class_results.py reads lab7.csv by mode, which "
+                                    "labs/7-\\*/columns.csv does not declare with class need or keep$"):
+            spec.DataFile("lab7.csv", 7, [("n", "count", "need"), ("wall_s", "seconds", "need")], config=("mode",))
+
+    def test_a_row_check_in_a_file_with_no_time(self):
+        """A lab's counts only: its check runs (with no rounding of a time to
+        allow), and no trial is told apart."""
+        f = spec.DataFile("lab7.csv", 7, [("n", "count", "need"), ("square", "count", "need")],
+                          config=("n",), check=lambda v, half: None if v["square"] == v["n"] ** 2 else "not n * n")
+        self.assertEqual(f.timing, ())
+        spec.check_file(f, values.read_csv(b"n,square\n3,9\n3,9\n3,9\n", f.columns, "lab7.csv"))
+        with self.assertRaisesRegex(Bad, "lab7.csv line 3: not n \\* n"):
+            spec.check_file(f, values.read_csv(b"n,square\n2,4\n3,8\n", f.columns, "lab7.csv"))
+
+
 class Summaries(unittest.TestCase):
     def test_first_touch_per_pass(self):
         """Lab 3's first-touch cost: a one-pass fill of fresh pages against

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # tests/run.sh, the suite's runner, on a kit of three small test files: which
-# files make test and make test-all run, and the tally's last lines.
+# files make test and make test-all run in the instructor's kit, and the
+# tally's last lines.
 
-load helpers
+load ../../tests/helpers
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -10,9 +11,11 @@ setup() {
 	cp "$ROOT/tests/run.sh" kit/tests/
 	cp "$ROOT/common/deps.sh" kit/common/
 	# a test file of the kit, one of the grader's that grades a submission
-	# (it runs grade.sh) and one of the grader's that grades nothing
+	# (it runs the grader) and one of the grader's that grades nothing
+	# (the command is written in two pieces: this file grades nothing, and
+	# run.sh, which reads files for what they run, must see so)
 	for f in tests/kit grading/tests/grades grading/tests/reads; do
-		printf '@test "%s" {\n\t: %s\n}\n' "${f##*/}" "$([ "$f" = grading/tests/grades ] && echo './grade.sh x.tar.gz')" \
+		printf '@test "%s" {\n\t: %s\n}\n' "${f##*/}" "$([ "$f" != grading/tests/grades ] || echo "./grade"".sh x.tar.gz")" \
 			>"kit/$f.bats"
 	done
 	export IOLAB_NO_INSTALL=1
