@@ -13,6 +13,21 @@ setup() {
 	skip_if_file_needs
 }
 
+# show_failed_run (every file's teardown): a test that failed shows the end
+# of what its last `run` printed, where the reason often is ("PROG: not
+# written yet: ..." in the students' kit), which an assertion on the status
+# alone does not show.
+# shellcheck disable=SC2154 # output is set by bats' run
+show_failed_run() {
+	[ -n "${BATS_TEST_COMPLETED:-}" ] || [ -z "${output:-}" ] || {
+		echo "the last run printed (its end):"
+		tail -n 3 <<<"$output" | sed 's/^/  /'
+	}
+}
+teardown() {
+	show_failed_run
+}
+
 # lines CHAR N: prints N lines holding CHAR, the files the labs produce.
 lines() {
 	# One process, not a loop: bats traces every command a test runs, and

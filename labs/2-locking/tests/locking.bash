@@ -3,6 +3,7 @@
 
 teardown() {
 	if [ -n "${holder:-}" ]; then kill "$holder" 2>/dev/null || true; fi
+	show_failed_run
 }
 
 # hold KIND: a lockbench that writes "H" under a KIND lock, then keeps the
