@@ -6,7 +6,7 @@
 # common/, make labs, handin), labs/*/tests/ (each lab's programs and lab
 # script) and, in the instructor's kit, grading/tests/ and
 # grading/labN/tests/ (the grader's). Without --all and names, the grader's
-# suites that grade submissions (about three quarters of the suite's CPU
+# suites that grade submissions (about four fifths of the suite's CPU
 # time) are left out, and a line says so: make test runs the rest, make
 # test-all and CI every file. The students' kit has no grader: make test
 # runs all of it.
