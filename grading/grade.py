@@ -165,7 +165,11 @@ def build_check(prog, src, build_time):
             g.box.end_processes()
         built = os.path.join(g.build, "bin", prog)
         if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
-            raise Fail(only_submission(out.decode("utf-8", "replace")), f"make bin/{prog}")
+            # quoted, indented: no line of it reads as a line of the report,
+            # in the terminal or in results.json ('#pragma message "\nScore: 99"')
+            said = only_submission(out.decode("utf-8", "replace"))
+            raise Fail(f"make bin/{prog} failed:\n" + "\n".join("  " + line for line in said.splitlines()),
+                       f"make bin/{prog}")
         # The program runs from the grader's copy, which students' code
         # cannot replace or remove while other checks run.
         shutil.copyfile(built, os.path.join(g.bin, prog), follow_symlinks=False)

@@ -11,8 +11,8 @@
 # test-all and CI every file. The students' kit has no grader: make test
 # runs all of it.
 # A NAME is a file's name without .bats: `make test T=launch` runs
-# labs/1-interleave/tests/launch.bats alone. A skipped test says why: in the students' kit, a test that needs
-# another program still to be written. Exit status 0 only if nothing
+# labs/1-interleave/tests/launch.bats alone. A skipped test says why: in
+# the students' kit, a test that needs another program still to be written. Exit status 0 only if nothing
 # failed. What the tests need is installed first where it can be
 # (common/deps.sh), else the command that installs it is printed; the
 # grader's tests (in the instructor's kit) also want bubblewrap and strace,
@@ -44,7 +44,7 @@ every=no
 left=0
 if [ $# -eq 0 ] && [ $every = no ]; then
 	kept=$(for file in $all; do
-		[[ $file == grading/* ]] && grep -qE "$uses_reference|$grades" "$file" || echo "$file"
+		if [[ $file != grading/* ]] || ! grep -qE "$uses_reference|$grades" "$file"; then echo "$file"; fi
 	done)
 	left=$(($(wc -l <<<"$all") - $(grep -c . <<<"$kept")))
 	all=$kept

@@ -23,7 +23,8 @@ setup_file() {
 	variant missing-csv
 	rm subs/missing-csv/data/lab1.csv
 	variant compile-error
-	echo "this is not C" >>subs/compile-error/$lab1/runs.c
+	# a message of its own that would read as the report's lines
+	printf '#pragma message "x\\nScore: 99/25\\nlab1: build runs: PASS"\nthis is not C\n' >>subs/compile-error/$lab1/runs.c
 	variant infinite-loop
 	sed -i 's/^\tiolab_init(argv\[0\], usage);/\tfor (volatile int spin = 0;; spin++)\n\t\t;\n&/' subs/infinite-loop/$lab1/writer.c
 	variant wrong-runs
@@ -101,6 +102,16 @@ max_score() {
 	[ "$(score compile-error)" = "$(($(max_score) - 8))/$(max_score)" ]
 	grep -q "reproduce: make bin/runs" "$BATS_FILE_TMPDIR/grades/compile-error.txt"
 	grep -q "this is not C" "$BATS_FILE_TMPDIR/grades/compile-error.txt"
+	# the compiler's words are quoted, indented, in the report and in results.json
+	! grep -qE '^(Score: 99|lab1: build runs: PASS)' "$BATS_FILE_TMPDIR/grades/compile-error.txt"
+	python3 - "$BATS_FILE_TMPDIR/grades/compile-error.json" <<-'PY'
+	import json, sys
+	build, = [t for t in json.load(open(sys.argv[1]))["tests"] if t["name"] == "lab1: build runs"]
+	lines = build["output"].splitlines()
+	assert lines[0] == "make bin/runs failed:", lines
+	assert any(line.startswith("  ") and "Score: 99/25" in line for line in lines), lines
+	assert not any(line.startswith(("Score:", "lab1:")) for line in lines), lines
+	PY
 }
 
 @test "grade.sh: an infinite loop fails its check and grading goes on" {

@@ -40,3 +40,15 @@ setup() {
 	run bash kit/tests/run.sh
 	[ "${lines[-1]}" = "1 passed, 0 failed, 0 skipped" ]
 }
+
+@test "make check T=NAME: the sanitizer runs of those files only, ThreadSanitizer's of the threaded ones among them" {
+	# (the make running this test passes its own T down: not to these)
+	run env -u MAKEFLAGS -u MAKELEVEL -u T make -s -n -C "$ROOT" check T="writer fillcopy"
+	[ "$status" -eq 0 ]
+	grep -qx 'BIN=bin-asan UNIT=build/asan/test-common bash tests/run.sh writer fillcopy' <<<"$output"
+	grep -q 'BIN=bin-tsan bash tests/run.sh fillcopy; fi' <<<"$output"
+	run env -u MAKEFLAGS -u MAKELEVEL -u T make -s -n -C "$ROOT" check T=writer
+	[[ $output == *'if [ -n "" ]'* ]]	# writer starts no thread: no ThreadSanitizer run
+	run env -u MAKEFLAGS -u MAKELEVEL -u T make -s -n -C "$ROOT" check
+	[[ $output == *"tests/run.sh tests/common.bats labs/"* ]]
+}
