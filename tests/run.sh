@@ -12,11 +12,11 @@
 # runs all of it.
 # A NAME is a file's name without .bats: `make test T=launch` runs
 # labs/1-interleave/tests/launch.bats alone. A skipped test says why: in
-# the students' kit, a test that needs another program still to be written. Exit status 0 only if nothing
-# failed. What the tests need is installed first where it can be
-# (common/deps.sh), else the command that installs it is printed; the
-# grader's tests (in the instructor's kit) also want bubblewrap and strace,
-# and skip, saying why, where they are missing.
+# the students' kit, a test that needs another program still to be
+# written. Exit status 0 only if nothing failed. What the tests need is
+# installed first where it can be (common/deps.sh), else the command that
+# installs it is printed; the grader's tests (in the instructor's kit) also
+# want bubblewrap and strace, and skip, saying why, where they are missing.
 #   BIN   the programs under test (default bin; make check uses bin-asan, bin-tsan)
 #   UNIT  the unit-test driver for common/ (default build/test-common)
 set -uo pipefail
