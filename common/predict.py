@@ -32,10 +32,11 @@ def prediction_line(line):
     colon, not matched by a pattern that backtracks: a long line of spaces
     with no colon would cost time quadratic in its length, and make class
     reads every student's predictions.md."""
-    m = KEY.match(line.strip())
+    line = line.strip()
+    m = KEY.match(line)
     if not m:
         return None
-    what, colon, said = line.strip()[m.end():].partition(":")
+    what, colon, said = line[m.end():].partition(":")
     return (m.group(1), what.lstrip(), said.lstrip()) if colon else None
 
 

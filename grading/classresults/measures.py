@@ -31,9 +31,14 @@ def ratio(a, b):
     return a / b if a is not None and b is not None and a > 0 and b > 0 else None
 
 
+def med_of(rows, value, **where):
+    """The median of value(row) over the rows whose columns have these values."""
+    return median(value(v) for v in rows if all(v.get(k) == x for k, x in where.items()))
+
+
 def med_wall(rows, **where):
     """The median wall_s of the rows whose columns have these values."""
-    return median(v["wall_s"] for v in rows if all(v.get(k) == x for k, x in where.items()))
+    return med_of(rows, lambda v: v["wall_s"], **where)
 
 
 def rate_agrees(rate, amount, wall, half, rel=0.02, absolute=0.06):

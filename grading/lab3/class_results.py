@@ -3,7 +3,7 @@ data are read, what each submission adds to the class figure
 lab3-threads.png (lab3-threads.gp beside this file) and the measures a
 student is placed by."""
 
-from grading.classresults.measures import GIB, MIB, med_wall, median, rate_agrees, ratio
+from grading.classresults.measures import GIB, MIB, med_of, med_wall, median, rate_agrees, ratio
 from grading.classresults.plotdata import TOP_CPUS, caption, categories
 
 
@@ -34,8 +34,7 @@ def summary(rows):
     # first touch: a fill of fresh pages (one pass) against one pass over
     # pages already there (the prefaulted fills make --passes N passes)
     first = med_wall(rows, threads=1, prefault=0, **fill)
-    again = median(v["wall_s"] / (v.get("passes") or 1) for v in rows
-                   if v["threads"] == 1 and v["prefault"] == 1 and all(v[k] == x for k, x in fill.items()))
+    again = med_of(rows, lambda v: v["wall_s"] / (v.get("passes") or 1), threads=1, prefault=1, **fill)
     size = median(v["bytes"] for v in rows if v["threads"] == 1 and v["phase"] == "fill")
     touch = (first - again) / (size / GIB) if first is not None and again is not None and size else None
     metrics = {"lab3_speedup_2": speedup[2], "lab3_speedup_4": speedup[4],
