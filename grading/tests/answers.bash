@@ -18,9 +18,9 @@ comma() {
 }
 
 # quoted: the Python on stdin, with reference_run's helpers (answer, med,
-# missing) imported, run on the kit; it fails naming what the answers do
-# not quote.
+# missing, reference, and number, the closing tables' format) imported, run
+# on the kit; it fails naming what the answers do not quote.
 quoted() {
-	{ echo "from reference_run import answer, med, missing, reference"; cat; } |
+	{ echo "from reference_run import answer, med, missing, number, reference"; cat; } |
 		PYTHONPATH="$ROOT/grading/tests" python3 -B - "$ROOT"
 }

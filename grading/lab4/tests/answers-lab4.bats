@@ -10,7 +10,6 @@ load ../../tests/answers
 @test "answers-lab4: Lab 4 quotes the medians of its reference run, as the closing tables print them" {
 	quoted <<-'PY'
 	import statistics
-	from table import number
 
 
 	def step4(strategy):
