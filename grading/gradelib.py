@@ -190,7 +190,7 @@ def median(values):
 class Result:
     """How a program ended and what it printed."""
 
-    def __init__(self, status, out, err, wall_s, cpu_s, killed=None, io=None):
+    def __init__(self, status, out, err, wall_s, cpu_s, killed=None, io=None, faults=None, trace=None):
         self.status, self.out, self.err = status, out, err
         self.wall_s, self.cpu_s, self.killed = wall_s, cpu_s, killed
         # /proc/PID/io of the ended process (rchar, wchar, ...: bytes its
@@ -198,6 +198,12 @@ class Result:
         # for); None where there is no such count for the program ({} where
         # the kernel keeps none).
         self.io = io
+        # Page faults, minor + major, of the program and every process it
+        # started (the reaper's wait4), or None where it could not tell.
+        self.faults = faults
+        # The tracer's log (a path of the grader's: tracer.py reads it) of
+        # a program run with trace=, else None.
+        self.trace = trace
 
     @property
     def text(self):
@@ -214,9 +220,10 @@ class Result:
 class Running:
     """A student's program started in the background (g.start)."""
 
-    def __init__(self, g, proc, out, err, report, started, timeout):
+    def __init__(self, g, proc, out, err, report, started, timeout, trace=None):
         self.g, self.proc, self.out, self.err, self.report = g, proc, out, err, report
         self.started, self.deadline = started, started + timeout
+        self.trace = trace
 
     def pause_after_cpu(self, cpu_s, pause_s):
         """Once the program (with every process it started) has used cpu_s
@@ -276,22 +283,24 @@ class Running:
         self.proc.returncode = 0    # reaped above; subprocess must not wait again
         g.box.waited(self.proc)
         wall = time.monotonic() - self.started
-        code, cpu, io = _reaper_report(self.report)
+        code, cpu, io, faults = _reaper_report(self.report)
         if killed:
             code = -9
         elif code is None:  # its launcher was killed: by the program itself
             code, cpu, io = (os.waitstatus_to_exitcode(status) if usage else 0), math.inf, {}
-        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed, io)
+        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed, io, faults,
+                      self.trace)
 
 
 def _reaper_report(f):
-    """(status, CPU seconds, I/O counters) from reaper.c's line, or Nones."""
+    """(status, CPU seconds, I/O counters, page faults) from reaper.c's
+    line, or Nones."""
     line = f.read(200).split()
     f.close()
-    if len(line) != 6:
-        return None, None, None
-    counters = dict(zip(("rchar", "wchar", "read_bytes", "write_bytes"), map(int, line[2:])))
-    return int(line[0]), float(line[1]), counters
+    if len(line) != 8:
+        return None, None, None, None
+    counters = dict(zip(("rchar", "wchar", "read_bytes", "write_bytes"), map(int, line[2:6])))
+    return int(line[0]), float(line[1]), counters, int(line[6]) + int(line[7])
 
 
 def _descendants(pid):
@@ -385,7 +394,7 @@ class Grading:
         self.bin = os.path.join(work, "bin")         # the grader's copies of what it built
         self.run = self.ref = None
         self.deadline = math.inf     # when the check being run must be done
-        self._n = 0
+        self._n = self._traces = 0
         self.built = set()
         self._files, self._rows = {}, {}     # what file() and rows() read, once per grading
         self._rows_lab = None                # the lab whose CSVs _rows holds
@@ -468,15 +477,25 @@ class Grading:
         return min(timeout, left)
 
     def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, preload=None, env=None,
-              ro_binds=(), pass_fds=(), address_space=sandbox.LIMIT_AS):
+              ro_binds=(), pass_fds=(), address_space=sandbox.LIMIT_AS, trace=None, inject=(), on=()):
         """Starts the student's prog (or the program at path, e.g. the kit's
         launch timing it) in the run directory, contained; .wait() ends it.
         preload: a shim of the grader's (g.shim) to LD_PRELOAD into it;
         env: variables to add to its environment; ro_binds: directories it
         may read (inside bubblewrap); pass_fds: descriptors of the grader's
-        it inherits (where a shim reports); address_space: as for
-        sandbox's popen."""
+        it inherits; address_space: as for sandbox's popen.
+        trace: the system calls the grader's tracer records (tracer.py),
+        the evidence of what the program did; inject: strace's inject
+        specs for them; on: trace only the calls on these files of the run
+        directory. The log is the Result's .trace. Where this machine
+        cannot trace (need_tracer), a check calls g.need_tracer() first."""
         timeout = self._within_check(timeout)
+        log = None
+        if trace:
+            self.need_tracer()
+            self._traces += 1
+            log = os.path.join(self.work, f"trace-{self._traces}.log")   # the grader's directory: no student's
+            trace = dict(log=log, calls=trace, inject=inject, paths=[os.path.join(self.run, p) for p in on])
         # Under the grader's reaper (grading/reaper.c), which reports the
         # CPU time and I/O of the program and of all it started.
         report, to_grader = os.pipe()
@@ -488,14 +507,20 @@ class Grading:
                                   ro_binds=[self.bin, os.path.dirname(reaper), *ro_binds]
                                   + ([preload] if preload else []),
                                   allow_io_uring=io_uring, cpu=2 * timeout + 1, pass_fds=(to_grader, *pass_fds),
-                                  address_space=address_space,
+                                  address_space=address_space, trace=trace,
                                   env=dict(env or {}, **({"LD_PRELOAD": preload} if preload else {})),
                                   stdin=src, stdout=out, stderr=err)
         finally:
             os.close(to_grader)
             if stdin is not None:
                 src.close()
-        return Running(self, proc, out, err, os.fdopen(report, "r"), time.monotonic(), timeout)
+        return Running(self, proc, out, err, os.fdopen(report, "r"), time.monotonic(), timeout, log)
+
+    def need_tracer(self):
+        """Skip unless the grader's tracer works on this machine: proved by
+        the sandbox before any student's program ran (Sandbox.trace_refused)."""
+        if self.box.trace_refused:
+            raise Skip(f"{self.box.trace_refused}: not run, its points left out of the maximum")
 
     def _stdin(self, data):
         """What a program reads on its standard input: data, or nothing."""

@@ -6,12 +6,12 @@
  * the parent of every process PROGRAM leaves behind. Once all of them have
  * ended it writes one line to descriptor FD, for the grader:
  *
- *     STATUS CPU_S RCHAR WCHAR READ_BYTES WRITE_BYTES
+ *     STATUS CPU_S RCHAR WCHAR READ_BYTES WRITE_BYTES MINFLT MAJFLT
  *
  * STATUS as a shell gives it (the exit code, or 128 + the signal), CPU_S
- * the user and system time of every process it waited for, and the I/O
+ * the user and system time of every process it waited for, the I/O
  * counters of /proc/self/io, which hold those of every process it waited
- * for. So CPU time handed to a process nobody waits for still counts, and
+ * for, and their minor and major page faults. So CPU time handed to a process nobody waits for still counts, and
  * the counts are the program's, not bubblewrap's (which does not pass its
  * sandbox's on to the grader).
  *
@@ -26,6 +26,11 @@
  * nothing of /proc, nor any file the ruleset does not name. The grader
  * cannot do it before exec, as the reaper could then not read its counters.
  *
+ * Where the grader hands it a system-call filter (a pipe holding the BPF
+ * program, its descriptor in IOLAB_SECCOMP_FD: see grading/sandbox.py), it
+ * installs it last, after bubblewrap has set up the sandbox and before the
+ * program starts: the program and all it starts run under it.
+ *
  * Where the grader gives it a process limit (IOLAB_NPROC), it sets
  * RLIMIT_NPROC to it for itself and all it starts. Inside bubblewrap's user
  * namespace the kernel (5.14 and later) counts the processes of that
@@ -36,6 +41,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +57,27 @@ static long long io_counter(const char *io, const char *key)
 {
 	const char *at = strstr(io, key);
 	return at ? atoll(at + strlen(key)) : -1;
+}
+
+/* Installs the BPF program read from fd (to its end) as a seccomp filter:
+ * 0, or -1 with errno set. */
+static int install_filter(int fd)
+{
+	static struct sock_filter code[BPF_MAXINSNS];
+	size_t got = 0;
+	ssize_t n;
+
+	while ((n = read(fd, (char *)code + got, sizeof code - got)) > 0 || (n < 0 && errno == EINTR))
+		got += n > 0 ? (size_t)n : 0;
+	if (n < 0)
+		return -1;
+	close(fd);
+	struct sock_fprog prog = {.len = got / sizeof code[0], .filter = code};
+	if (got == 0 || got % sizeof code[0] != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
 int main(int argc, char **argv)
@@ -89,6 +117,14 @@ int main(int argc, char **argv)
 		}
 		unsetenv("IOLAB_NPROC");
 	}
+	const char *filter = getenv("IOLAB_SECCOMP_FD");
+	if (filter != NULL) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || install_filter(atoi(filter)) != 0) {
+			perror("reaper: the system-call filter");
+			return 125;
+		}
+		unsetenv("IOLAB_SECCOMP_FD");
+	}
 	pid_t child = fork();
 	if (child < 0) {
 		perror("reaper: fork");
@@ -115,11 +151,11 @@ int main(int argc, char **argv)
 		ssize_t n = pread(io_fd, io, sizeof io - 1, 0);
 		io[n > 0 ? n : 0] = '\0';
 	}
-	dprintf(report, "%d %ld.%06ld %lld %lld %lld %lld\n", code,
+	dprintf(report, "%d %ld.%06ld %lld %lld %lld %lld %ld %ld\n", code,
 		(long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000,
 		(long)((ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) % 1000000),
 		io_counter(io, "rchar: "), io_counter(io, "wchar: "),
-		io_counter(io, "read_bytes: "), io_counter(io, "write_bytes: "));
+		io_counter(io, "read_bytes: "), io_counter(io, "write_bytes: "), ru.ru_minflt, ru.ru_majflt);
 	return code;
 }

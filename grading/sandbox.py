@@ -41,9 +41,11 @@ import signal
 import stat
 import struct
 import subprocess
+import tempfile
 import time
 
 import landlock
+import tracer
 
 # Uids handed to gradings: base + slot.  Far above the ranges distributions
 # give to users, system services and subordinate-id maps (and below 2^31,
@@ -68,6 +70,10 @@ LIMIT_MEMORY = int(os.environ.get("IOLAB_LIMIT_MEMORY_MIB", "2048")) << 20
 WATCH_PERIOD = 0.5           # seconds between two looks at a run's disk and memory: each walks
                              # /proc (about 10 ms of CPU with 180 processes on a loaded VM)
 TMPFS_SIZE = 256 << 20       # each of the sandbox's /tmp, /var/tmp, /dev/shm
+
+# What leaves root for a grading's uid under the tracer (util-linux, in
+# every Debian and Ubuntu system).
+SETPRIV = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin") or "setpriv"
 
 # Directories any user may write to, where a program could leave files
 # behind (or fill a disk) outside its run directory.
@@ -151,6 +157,17 @@ def _filter_program(prog):
     fprog = _Fprog(len(prog) // 8, ctypes.addressof(buf))
     fprog.buf = buf
     return fprog
+
+
+def _pipe_holding(data):
+    """The read end of a pipe that holds data and then ends (data fits the
+    pipe's buffer): for a child to read the filter from."""
+    r, w = os.pipe()
+    try:
+        os.write(w, data)
+    finally:
+        os.close(w)
+    return r
 
 
 def _install_seccomp(fprog):
@@ -456,6 +473,8 @@ class Sandbox:
                 "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
                 "or pass --unsafe-no-sandbox")
         self.unsafe = not self.root and not self.bwrap
+        # None, or why the grader's tracer cannot watch students' programs here.
+        self.trace_refused = self._tracer_refused()
         # None, or why no student program may set up an io_uring here.
         self.io_uring_refused = None if self.bwrap else NO_IO_URING
 
@@ -578,6 +597,35 @@ class Sandbox:
         finally:
             self.waited(proc)
 
+    def _tracer_refused(self):
+        """None if strace, run as the grader, follows a program started as
+        a student's would be (setpriv, bubblewrap), else why not: no strace,
+        or ptrace refused (a container's seccomp profile, Yama's
+        ptrace_scope 3). Asked once, before any student's program runs."""
+        if not tracer.STRACE:
+            return tracer.UNAVAILABLE
+        where = tempfile.mkdtemp(prefix="iolab-tracer-")
+        log = os.path.join(where, "log")
+        try:
+            proc = self.popen([os.path.realpath("/usr/bin/true")], cwd="/", binds=(),
+                              trace=dict(log=log, calls=["execve"]),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                _, err = proc.communicate(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.stop(proc)
+                err = b"timed out"
+            finally:
+                self.waited(proc)
+            seen = any(e.kind == "call" and e.name == "execve" and e.ret == 0 for e in tracer.events(log)) \
+                if os.path.exists(log) else False
+            if proc.returncode == 0 and seen:
+                return None
+            why = err.decode("utf-8", "replace").strip().splitlines()
+            return "strace cannot trace here" + (f" ({why[0][:200]})" if why else "")
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+
     def _bwrap_args(self, cwd, binds, ro_binds, env):
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
                 "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
@@ -603,7 +651,7 @@ class Sandbox:
 
     def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
               cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=(),
-              address_space=LIMIT_AS, reaper=False):
+              address_space=LIMIT_AS, reaper=False, trace=None):
         """Starts argv contained, in cwd, as a new session.  env adds to
         the program's environment; inside bubblewrap it is set for the
         program only, not for bwrap (an LD_PRELOAD must not load into it).
@@ -620,7 +668,13 @@ class Sandbox:
         the sandbox's alone, inside bubblewrap's user namespace; limit()
         below sets it only for a grading's own uid, as root. Not root and
         unsandboxed (--unsafe-no-sandbox) there is none: it would count
-        every process of the user's."""
+        every process of the user's.
+        The system-call filter is installed by reaper where there is one
+        (after bubblewrap has set up its namespaces, which the filter need
+        not allow for), else in the child before exec.
+        trace: tracer.command's arguments but env (log, calls, ...): the
+        program runs under strace, which runs as the grader, outside the
+        sandbox; as root the uid is left by setpriv, under strace."""
         if use_bwrap is None:
             use_bwrap = bool(self.bwrap)
         env = dict(env or {})
@@ -632,17 +686,31 @@ class Sandbox:
             if reaper:
                 env["IOLAB_LANDLOCK_FD"] = str(rules)
                 pass_fds = (*pass_fds, rules)
+        # The filter, built here: the child, already the students' uid,
+        # could not import anything from the grader's Python. The reaper
+        # reads it from a pipe (it fits the pipe's buffer: at most 64 KiB).
+        fprog = seccomp_filter(allow_io_uring and use_bwrap, allow_unix=use_bwrap and not reaper)
+        filter_fd = None
+        if reaper:
+            filter_fd = _pipe_holding(fprog)
+            env["IOLAB_SECCOMP_FD"] = str(filter_fd)
+            pass_fds = (*pass_fds, filter_fd)
         if use_bwrap:
             argv = self._bwrap_args(cwd, binds, ro_binds, env) + list(argv)
+            env = {}
+        if trace is not None:
+            if self.root:
+                argv = [SETPRIV, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--", *argv]
+            argv = tracer.command(**trace, env=env) + argv
             env = {}
         limits = ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
                   (resource.RLIMIT_AS, address_space), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),
                   (resource.RLIMIT_CORE, 0))
-        # The filter is built here: the child, already the students' uid,
-        # could not import anything from the grader's Python.
-        fprog = _filter_program(seccomp_filter(allow_io_uring and use_bwrap, allow_unix=use_bwrap))
+        fprog = None if reaper else _filter_program(fprog)
         root, nproc = self.root, LIMIT_NPROC
-        confine = rules if rules is not None and not reaper else None
+        # Not strace: Landlock would keep it from writing its log (a traced
+        # student's program runs under the reaper, which confines itself).
+        confine = rules if rules is not None and not reaper and trace is None else None
 
         def limit():
             # Runs in the child before exec, after the uid changed.
@@ -651,20 +719,23 @@ class Sandbox:
                 resource.setrlimit(r, (v, v))
             if root:  # a per-user count: only meaningful for an own uid
                 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-            _install_seccomp(fprog)   # sets no_new_privs, which Landlock needs
+            if fprog is not None:
+                _install_seccomp(fprog)   # sets no_new_privs, which Landlock needs
             if confine is not None and landlock.restrict(confine) != 0:
                 os.write(2, b"sandbox: cannot confine the program with Landlock\n")
                 os._exit(126)
 
-        user = dict(user=self.uid, group=self.gid, extra_groups=[]) if self.root else {}
+        # Under the tracer, setpriv leaves root for the uid: strace stays the grader's.
+        user = dict(user=self.uid, group=self.gid, extra_groups=[]) if self.root and trace is None else {}
         base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **env), stdin=stdin,
                                     stdout=stdout, stderr=stderr, start_new_session=True,
                                     preexec_fn=limit, pass_fds=pass_fds, **user)
         finally:
-            if rules is not None:
-                os.close(rules)
+            for fd in (rules, filter_fd):
+                if fd is not None:
+                    os.close(fd)
         _unwaited.add(proc.pid)
         return proc
 

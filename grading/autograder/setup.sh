@@ -12,8 +12,8 @@ apt-get -o DPkg::Lock::Timeout=300 update -q
 # gcc, make: build the students' programs and the kit's. bubblewrap: the
 # sandbox grade.sh runs them in (it falls back to limits alone when the
 # container cannot start one). util-linux: prlimit, setpriv. procps: ps.
-# strace: Lab 2's step 4 and the kit's tests (grading needs no ptrace: an
-# LD_PRELOAD shim the grader builds sees the order of locks and writes).
+# strace: the grader's tracer (grading/tracer.py), which sees from outside
+# the threads and calls of the students' programs; Lab 2's step 4 too.
 # python3: the grader (grade.sh runs grading/grade.py, standard library only).
 # gnuplot-nox, bats: the kit's own make plot and make test, for checking
 # the image by hand. (bash, awk, tar, gzip, coreutils: in every image.)

@@ -8,10 +8,11 @@ holds nothing else, so what is there is what the program left."""
 
 import csv
 import io
+import math
 import os
 import re
-import tempfile
 
+import tracer
 from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
 
 LAB = 3
@@ -108,20 +109,15 @@ def fillcopy_stopwatch(g):
 def membw(g):
     # A store and a copy row per repetition, each of -p passes over the
     # buffer, from -t threads: the grader counts the threads membw starts
-    # (its threadcount shim logs every pthread_create()), whatever its rows
+    # (its tracer sees every clone that makes a thread), whatever its rows
     # say. At least 1 MiB: a smaller copy can take under the CSV's 1 us
     # resolution.
     size, threads = g.between(MIB, 16 * MIB), g.between(2, 8)
     reps, passes = g.between(2, 5), g.between(2, 8)
     args = ["-t", threads, "-s", size, "-r", reps, "-p", passes, "--csv"]
     again = f"bin/membw {' '.join(map(str, args))}"
-    so = g.shim("threadcount")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: membw gets only its descriptor
-    r = g.student("membw", *args, timeout=10, env={"LD_PRELOAD": so, "IOLAB_THREADS_FD": str(log.fileno())},
-                  ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()])
-    log.seek(0)
-    started = log.read(1 << 16).count(b"thread\n")
-    log.close()
+    r = g.student("membw", *args, timeout=10, trace=tracer.THREADS)
+    started = tracer.threads_started(r.trace)
     g.ok(r, "membw", again)
     lines = r.text.rstrip("\n").split("\n")
     header = "threads,op,bytes,passes,rep,wall_s,mib_s"
@@ -138,8 +134,8 @@ def membw(g):
         expect(wall > 0 and rate > 0 and rate_ok(passes * size, wall, rate),
                f"row {n + 1}: mib_s x wall_s is not passes x bytes / 2^20 (or not positive): {clean(line)[:80]}",
                again)
-    expect(started >= threads, f"-t {threads}: membw started {started} threads (the grader counted its "
-           f"pthread_create() calls), not {threads}", again)
+    expect(started >= threads, f"-t {threads}: membw started {started} threads (the grader's tracer counted "
+           f"them), not {threads}", again)
     usage_refused(g, "membw", "-r", g.between(1001, 9999))
     usage_refused(g, "membw", "-t", g.between(257, 9999))
 
@@ -186,7 +182,8 @@ def fillcopy_passes(g):
     # spread, about 10 ms) (best of 3 one-pass runs each). What fillcopy prints
     # must agree: the fill and copy's cpu_s (the threads' own clocks, not
     # the elapsed time a busy machine stretches) 10x more with MANY passes,
-    # no more than the run's, and mib_s x wall_s = passes x bytes / 2^20.
+    # no more than the run's nor, against the kit's same run, far less
+    # (untimed_like_kit), and mib_s x wall_s = passes x bytes / 2^20.
     size = g.between(2 * MIB, 4 * MIB)
     base = ["-s", size, "-t", 1, "-f", 1, "--prefault", "--csv"]
     cpu, total, kit = {}, {}, {}
@@ -210,6 +207,7 @@ def fillcopy_passes(g):
         printed = cpu["fill", passes][-1] + cpu["copy", passes][-1]
         expect(printed <= used + 0.005, f"fillcopy printed cpu_s {printed:g} s for its fill and copy, but the whole "
                f"run used {used:g} s of CPU (measured by the grader)", again)
+        untimed_like_kit(used, [printed], t.cpu_s, fill_copy_cpu(t) or [math.inf], again)
     again = f"bin/fillcopy {' '.join(map(str, base))} --passes {MANY}"
     mine, theirs = total[MANY][0] - min(total[1]), kit[MANY][0] - min(kit[1])
     expect(mine >= theirs / 3, f"-s {size} --passes {MANY} took {mine:g} s more CPU than --passes 1 (measured by the "
@@ -257,6 +255,7 @@ def speed(g):
             expect(printed, "no fill and copy rows with cpu_s from fillcopy --csv", again)
             expect(sum(printed) <= used + 0.005, f"fillcopy printed cpu_s {printed[0]:g} s and {printed[1]:g} s for "
                    f"its fill and copy, but the whole run used {used:g} s of CPU (measured by the grader)", again)
+            untimed_like_kit(used, printed, t.cpu_s, fill_copy_cpu(t), again)
             mine.setdefault(passes, []).append(used)
             with open(os.path.join(g.ref, dumps(os.listdir(g.ref))[0]), "rb") as f:
                 kit = f.read()
@@ -481,22 +480,34 @@ def dumps(names):
 
 
 def measured(g, prog, *args, **kw):
-    """Runs the student's prog under the grader's rusage helper: (its
-    Result, its page faults, its CPU seconds), as the kernel counted them
-    for it and the children it waited for, whatever it prints."""
-    helper = g.helper("rusage")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the helper gets only its descriptor
-    try:
-        r = g.student(prog, log.fileno(), os.path.join(g.bin, prog), *args, path=helper,
-                      pass_fds=[log.fileno()], **kw)
-        log.seek(0)
-        line = log.read(200).split()
-    finally:
-        log.close()
-    if len(line) != 3:
+    """Runs the student's prog: (its Result, its page faults, its CPU
+    seconds), as the kernel counted them for the whole tree of processes
+    it started (the grader's reaper waits for every one, a child left to
+    run on included), whatever it prints."""
+    r = g.student(prog, *args, **kw)
+    if r.faults is None:
         g.ok(r, prog, f"bin/{prog} {' '.join(map(str, args))}")
-        raise Fail(f"{prog}'s page faults and CPU time could not be measured: the grader's helper was killed")
-    return r, int(line[0]) + int(line[1]), float(line[2])
+        raise Fail(f"{prog}'s page faults and CPU time could not be measured: the grader's reaper was killed")
+    return r, r.faults, r.cpu_s
+
+
+# CPU seconds a run may spend outside its timed fill and copy beyond 3x
+# what the kit's same run spends there: the kit's is 2-10 ms (start,
+# allocation, prefault, dump); a spin that makes a printed cpu_s look
+# possible costs as much as the work it stands for, 0.1 s and more.
+UNTIMED_SLACK = 0.05
+
+
+def untimed_like_kit(used, printed, kit_used, kit_printed, again):
+    """The CPU time a run used outside the fill and copy it timed, against
+    the kit's same run: the check of what it printed, the other way round
+    from printed <= used (a program cannot inflate the total to make room
+    for a figure it made up)."""
+    mine, theirs = used - sum(printed), kit_used - sum(kit_printed)
+    expect(mine <= 3 * theirs + UNTIMED_SLACK,
+           f"fillcopy used {mine:.3f} s of CPU outside the fill and copy it timed (the whole run, measured by the "
+           f"grader, less its printed cpu_s), the kit's {theirs:.3f} s: is the work it reports done inside the "
+           "timed phases?", again)
 
 
 def first_line(err):

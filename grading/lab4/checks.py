@@ -10,8 +10,8 @@ import os
 import re
 import resource
 import subprocess
-import tempfile
 
+import tracer
 from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
 
 LAB = 4
@@ -38,9 +38,9 @@ def pwriters(g):
     # fsync only in seq: it changes no byte, and costs time on a busy disk.
     extra = {"seq": [], "per-file": ["--no-fsync"], "io-thread": ["--no-fsync", "--append"],
              f"pool:{k}": ["--no-fsync"]}
-    # The threads each strategy starts, counted by the grader's threadcount
-    # shim (every pthread_create()): seq writes from main, per-file starts
-    # one per file, io-thread one, pool:K K.
+    # The threads each strategy starts, counted by the grader's tracer
+    # (every clone that makes a thread): seq writes from main, per-file
+    # starts one per file, io-thread one, pool:K K.
     threads = {"seq": 0, "per-file": files, "io-thread": 1, f"pool:{k}": k}
     for strategy, options in extra.items():
         g.fresh()
@@ -50,8 +50,8 @@ def pwriters(g):
         expect(want.status == 0, "the kit's pwriters failed: ask your instructor")
         r, started = counting_threads(g, "pwriters", *args, "--csv", "-d", ".", timeout=10)
         g.ok(r, "pwriters", again)
-        expect(started == threads[strategy], f"--strategy {strategy} started {started} threads (the grader counted "
-               f"its pthread_create() calls), not {threads[strategy]}", again)
+        expect(started == threads[strategy], f"--strategy {strategy} started {started} threads (the grader's tracer "
+               f"counted them), not {threads[strategy]}", again)
         names = sorted(os.listdir(g.run))
         mine = pwriters_files(names)
         expect(len(names) == files, f"--strategy {strategy} wrote {len(names)} files, not {files}", f"{again}; ls d")
@@ -146,9 +146,9 @@ def datagen(g):
         again = f"mkdir d; bin/datagen {line} -d d"
         r, started = counting_threads(g, "datagen", *args, "-d", ".", "--csv", timeout=5)
         g.ok(r, "datagen", again)
-        # threaded, the four writer threads (counted by the grader's shim)
+        # threaded, the four writer threads (counted by the grader's tracer)
         expect("-z" in options or started >= len(DATAGEN_FILES),
-               f"datagen {line} started {started} threads (the grader counted its pthread_create() calls), not "
+               f"datagen {line} started {started} threads (the grader's tracer counted them), not "
                f"a writer thread per file ({len(DATAGEN_FILES)})", again)
         for name in DATAGEN_FILES:
             expect(g.read(name) == kits[s][name],
@@ -394,18 +394,10 @@ def first_row(text, what, again):
 
 
 def counting_threads(g, prog, *args, **kw):
-    """Runs the student's prog with the grader's threadcount shim preloaded:
-    (its Result, the threads it started with pthread_create()), counted by
-    the shim whatever the program prints."""
-    so = g.shim("threadcount")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: prog gets only its descriptor
-    try:
-        r = g.student(prog, *args, env={"LD_PRELOAD": so, "IOLAB_THREADS_FD": str(log.fileno())},
-                      ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()], **kw)
-        log.seek(0)
-        return r, log.read(1 << 16).count(b"thread\n")
-    finally:
-        log.close()
+    """Runs the student's prog under the grader's tracer: (its Result, the
+    threads it started), counted from outside whatever the program prints."""
+    r = g.student(prog, *args, trace=tracer.THREADS, **kw)
+    return r, tracer.threads_started(r.trace)
 
 
 # ------------------------------------------------------------------ pwriters

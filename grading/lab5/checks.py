@@ -19,14 +19,14 @@ opens O_DIRECT at all (a tmpfs accepts any alignment).
 
 Several I/Os in flight (--iodepth, --jobs) are checked on real I/O, not on
 that clock (it does not see io_uring): the data read (data_sum) must be
-the kit's, and the shim grading/lab5/inflight.c shows, without ptrace and
-without depending on timing, how many requests one io_uring submission
-carried and how many threads were inside pread at once."""
+the kit's, and the grader's tracer (grading/tracer.py: strace, from outside
+the sandbox) shows how many requests one io_uring submission carried and
+how many threads were inside a read of the file at once."""
 
 import os
 import re
-import tempfile
 
+import tracer
 from gradelib import Fail, Mutant, check, declared_columns, expect, median, number, standard
 
 LAB = 5
@@ -190,10 +190,8 @@ def cold_direct(g):
 # first submission carries D requests, on any machine and under any load.
 # Whether requests then overlap in the kernel depends on timing; how many one
 # submission carries depends only on the loop, so that is what is checked,
-# by a preloaded shim (grading/lab5/inflight.c) that sees liburing's submit calls
-# (bin/iopattern links liburing's shared library): no ptrace needed, the
-# same with bubblewrap and without. The max_in_flight column alone could
-# say anything.
+# by the grader's tracer: io_uring_enter's return value, the entries the
+# kernel took. The max_in_flight column alone could say anything.
 @check(3, "iopattern --iodepth: N requests in flight, same data", needs=["iopattern"])
 def iodepth(g):
     g.need_io_uring()
@@ -213,8 +211,8 @@ def iodepth(g):
            f"--iodepth {d}: iodepth {' '.join(column(rows, 'iodepth'))}, max_in_flight {' '.join(tops)}, "
            f"not {d} in every row (each trial has more I/Os than that)", reproduce)
     expect(submitted >= 2, f"--iodepth {d}: no io_uring submission carried more than {submitted} request(s) "
-           "(the grader counts what each io_uring_submit* call of liburing hands to the kernel): are the free "
-           "slots all filled before one submit, so that the requests are in flight together?", reproduce)
+           "(the grader's tracer counts what each io_uring_enter call hands to the kernel): are the free slots "
+           "all filled before one submit, so that the requests are in flight together?", reproduce)
     again = f"bin/iopattern {' '.join(args)} --iodepth 1 --csv f.dat"
     rows, _, _ = in_flight(g, args + ["--iodepth", "1"], again, io_uring=True)
     same_data(want, rows, again, "--iodepth 1")
@@ -222,10 +220,10 @@ def iodepth(g):
            f"--iodepth 1: max_in_flight {' '.join(column(rows, 'max_in_flight'))}, not 1", again)
 
 
-# Threads that run together always meet: the shim holds each thread's first
-# pread until J are inside one (up to 5 s, once), so J threads running at
-# the same time are seen together however the scheduler orders them, and
-# threads run one after another never are (the first gives up after 5 s).
+# Threads that run together always meet: the tracer holds each thread's
+# first read of f.dat for MEET_US, so J threads running at the same time are
+# seen inside one together however the scheduler orders them, and threads
+# run one after another never are.
 @check(2, "iopattern --jobs: N threads, same data", needs=["iopattern"])
 def jobs(g):
     j, io = g.between(2, 6), 4096 * g.between(1, 4)
@@ -235,13 +233,13 @@ def jobs(g):
     reproduce = f"bin/iopattern {' '.join(args)} --jobs {j} --csv f.dat"
     want = g.reference("iopattern", "--csv", *args, "f.dat")
     expect(want.status == 0, f"the kit's iopattern failed here: {want.why('iopattern')}: ask your instructor")
-    rows, _, together = in_flight(g, args + ["--jobs", str(j)], reproduce, meet=j)
+    rows, _, together = in_flight(g, args + ["--jobs", str(j)], reproduce, jobs=True)
     same_data(csv_rows(want, "the kit's"), rows, reproduce, f"--jobs {j}")
     expect(column(rows, "jobs") == [str(j)] * len(rows), f"--jobs {j}: the jobs column says "
            f"{' '.join(column(rows, 'jobs'))}", reproduce)
     expect(together == j, f"--jobs {j}: at most {together} thread(s) were inside pread at once, though the "
-           f"grader held each one's first pread for 5 s waiting for the others: do the {j} threads run at the "
-           "same time (every one created before any is joined)?", reproduce)
+           f"grader's tracer held each one's first read of f.dat for {MEET_US / 1e6:g} s: do the {j} threads run "
+           "at the same time (every one created before any is joined)?", reproduce)
     expect(rows[0][HEADER.index("max_in_flight")] == str(j), f"--jobs {j}: max_in_flight "
            f"{rows[0][HEADER.index('max_in_flight')]} in trial 1, where {j} threads were seen inside pread at "
            "once", reproduce)
@@ -543,25 +541,28 @@ def same_rows(g, args, clock):
 
 # ------------------------------------------------------------------ several I/Os in flight
 
-def in_flight(g, args, reproduce, meet=0, **kw):
-    """The student's iopattern --csv ARGS f.dat under grading/lab5/inflight.c:
-    (its CSV rows, the most requests one io_uring submission carried, the
-    most threads inside pread/pwrite at once)."""
-    so = g.shim("inflight", source="grading/lab5/inflight.c")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the student's program gets only its descriptor
-    env = {"LD_PRELOAD": so, "IOLAB_INFLIGHT_FD": str(log.fileno()), "IOLAB_INFLIGHT_MEET": str(meet)}
-    r = g.student("iopattern", "--csv", *args, "f.dat", timeout=20, env=env, ro_binds=[os.path.dirname(so)],
-                  pass_fds=[log.fileno()], **kw)
+# How long the tracer holds each thread's first pread of f.dat: threads that
+# run together are all inside one then, however the scheduler orders them
+# (starting a thread takes microseconds, milliseconds on a busy machine);
+# threads run one after another never are.
+MEET_US = 1000000
+READS = ("pread64", "preadv", "preadv2", "read", "readv")
+
+
+def in_flight(g, args, reproduce, jobs=False, **kw):
+    """The student's iopattern --csv ARGS f.dat under the grader's tracer:
+    (its CSV rows, the most requests one io_uring_enter handed to the
+    kernel, the most threads inside a read of f.dat at once, each thread's
+    first one held MEET_US by the tracer where jobs)."""
+    if jobs:
+        trace = dict(trace=READS, on=["f.dat"], inject=[f"{name}:delay_enter={MEET_US}:when=1" for name in READS])
+    else:
+        trace = dict(trace=["io_uring_enter"])
+    r = g.student("iopattern", "--csv", *args, "f.dat", timeout=20, **trace, **kw)
     g.ok(r, "iopattern", reproduce)
     expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
-    log.seek(0)
-    seen = {"submit": 0, "together": 0}
-    for line in log.read(1 << 20).decode("ascii", "replace").splitlines():
-        what, k = (line.split() + ["", ""])[:2]
-        if what in seen and k.isdigit():
-            seen[what] = max(seen[what], int(k))
-    log.close()
-    return csv_rows(r, "your"), seen["submit"], seen["together"]
+    together = max(tracer.most_inside(r.trace, name) for name in READS) if jobs else 0
+    return csv_rows(r, "your"), tracer.largest_submit(r.trace), together
 
 
 def same_data(want, got, reproduce, what):

@@ -19,6 +19,7 @@ import grade  # noqa: E402
 import gradelib  # noqa: E402
 import landlock  # noqa: E402
 import sandbox  # noqa: E402
+import tracer  # noqa: E402
 import unpack  # noqa: E402
 
 ROOT = os.geteuid() == 0
@@ -466,6 +467,84 @@ class Reaper(unittest.TestCase):
     def test_a_program_killing_its_reaper_gains_nothing(self):
         r = self.g.student("sh", "-c", "kill -9 $PPID; exit 0", path="/bin/sh")
         self.assertEqual(r.cpu_s, float("inf"))
+
+
+class TracerLog(unittest.TestCase):
+    """tracer.py reads strace's log: calls split by other threads' lines
+    joined, what strace adds after a return value ignored, and nothing a
+    traced program printed taken for a line of the log."""
+
+    LOG = (
+        '7 clone3({flags=CLONE_VM|CLONE_THREAD, exit_signal=0} <unfinished ...>\n'
+        '8 pread64(3,  <unfinished ...>\n'
+        '7 <... clone3 resumed> => {parent_tid=[8]}, 88) = 8\n'
+        '9 pread64(3, ""..., 4096, 0) = 4096\n'
+        '8 <... pread64 resumed>""..., 4096, 4096) = 4096 (DELAYED)\n'
+        '7 clone3({flags=CLONE_VM|CLONE_FS, exit_signal=SIGCHLD}, 88) = 10\n'
+        '7 clone(child_stack=NULL, flags=CLONE_THREAD|CLONE_VM) = -1 EAGAIN (Resource temporarily unavailable)\n'
+        '7 write(1, "\\n7 clone3({flags=CLONE_THREAD}, 88) = 11\\n", 40) = 40\n'
+        '7 io_uring_enter(4, 16, 0, 0, NULL, 8) = 16\n'
+        '7 io_uring_enter(4, 3, 0, 0, NULL, 8) = 3\n'
+        '8 +++ exited with 0 +++\n')
+
+    def setUp(self):
+        fd, self.path = tempfile.mkstemp()
+        with os.fdopen(fd, "w") as f:
+            f.write(self.LOG)
+
+    def tearDown(self):
+        os.unlink(self.path)
+
+    def test_threads_are_clones_with_clone_thread_that_succeeded(self):
+        self.assertEqual(tracer.threads_started(self.path), 1)
+
+    def test_two_threads_inside_pread_at_once(self):
+        self.assertEqual(tracer.most_inside(self.path, "pread64"), 2)
+
+    def test_the_largest_submission(self):
+        self.assertEqual(tracer.largest_submit(self.path), 16)
+
+
+@unittest.skipUnless(ROOT and tracer.STRACE, "needs root (the sandbox's own uid) and strace")
+@unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
+class Tracer(unittest.TestCase):
+    """A program run with trace= is seen by strace running as the grader,
+    with bubblewrap and without: its threads are counted whatever it
+    writes, and it can neither read nor write the log."""
+
+    def setUp(self):
+        import random
+        self.work = tempfile.mkdtemp()
+        self.box = sandbox.Sandbox()
+        self.box.share(self.work, 0o710)
+        self.g = gradelib.Grading(self.work, self.work, self.box, random.Random(1))
+        os.mkdir(self.g.bin)
+        self.g.fresh()
+
+    def tearDown(self):
+        self.box.release()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def test_threads_counted_from_outside_and_the_log_out_of_reach(self):
+        self.assertIsNone(self.box.trace_refused)
+        # three threads; then lines in the old shim's format to every
+        # descriptor, and an attempt at every log of the grading's directory
+        code = ("import os, threading\n"
+                "ts = [threading.Thread(target=lambda: None) for _ in range(3)]\n"
+                "[t.start() for t in ts]; [t.join() for t in ts]\n"
+                "for fd in range(3, 64):\n"
+                "    try: os.write(fd, b'thread\\n' * 10)\n"
+                "    except OSError: pass\n"
+                f"for name in ('trace-1.log', 'trace-2.log'):\n"
+                f"    try: open(os.path.join({self.work!r}, name), 'a').write('7 clone3(CLONE_THREAD) = 9\\n')\n"
+                "    except OSError as e: print(e.strerror)\n")
+        for bwrap in (self.box.bwrap, None):
+            self.box.bwrap = bwrap
+            self.g.fresh()
+            r = self.g.student("python3", "-c", code, path=PYTHON, trace=tracer.THREADS, timeout=20)
+            self.assertEqual(r.status, 0, r.err)
+            self.assertEqual(tracer.threads_started(r.trace), 3, f"bwrap={bwrap}")
+            self.assertEqual(r.text.count("ermission denied") + r.text.count("No such file"), 2, r.text)
 
 
 if __name__ == "__main__":
