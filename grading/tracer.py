@@ -32,6 +32,8 @@ UNAVAILABLE = ("strace is not installed (apt-get install strace): the grader can
                "from outside")
 
 THREADS = ("clone", "clone3")     # the calls that start threads: what threads_started reads
+WRITES = ("write", "writev", "pwrite64", "pwritev", "pwritev2")
+LOCKS = ("flock", "fcntl", "close") + WRITES     # what lock_order reads (of one file: paths=)
 
 # pid name(args) = ret, and its two halves
 # (ret may be followed by an errno's name and text, or strace's "(DELAYED)")
@@ -134,3 +136,49 @@ def largest_submit(path):
     return value: how many of its submission queue entries it consumed)."""
     return max((e.ret for e in events(path) if e.kind == "call" and e.name == "io_uring_enter"
                 and e.ret is not None and e.ret > 0), default=0)
+
+
+def _lock_kind(e):
+    """What the call e does to a lock on its file: "lock" (exclusive, to
+    the end of the file, where O_APPEND writes land), "partial" (shared,
+    or a record lock with a length), "unlock", or None."""
+    if e.name == "flock":
+        if "LOCK_UN" in e.args:
+            return "unlock"
+        return "lock" if "LOCK_EX" in e.args else "partial" if "LOCK_SH" in e.args else None
+    if e.name == "fcntl" and re.search(r"F_(?:OFD_)?SETLKW?,", e.args):
+        if "F_UNLCK" in e.args:
+            return "unlock"
+        return "lock" if "F_WRLCK" in e.args and "l_len=0}" in e.args else "partial"
+    return None
+
+
+def lock_order(path):
+    """What the log of a writer traced alone on one file (paths=[file],
+    calls LOCKS) says of its locks: a dict with pairs (the bytes its write
+    calls put in the file inside each lock-unlock pair), inside (their
+    sum), relocked (a lock taken again while held: the unlock did not
+    release it) and partial (locks that do not keep other writers from the
+    end of the file). Closing the descriptor that holds the lock releases
+    it. Bytes the file holds beyond inside reached it with no lock held,
+    by whatever call."""
+    seen = dict(pairs=[], inside=0, relocked=0, partial=0)
+    held = {}       # pid: (the locked descriptor, bytes written since the lock)
+    for e in events(path):
+        if e.kind != "call" or e.ret is None or e.ret < 0:
+            continue
+        fd = e.args.split(",", 1)[0].strip()
+        kind = _lock_kind(e)
+        if kind == "lock":
+            if e.pid in held:
+                seen["relocked"] += 1
+            else:
+                held[e.pid] = (fd, 0)
+        elif kind == "partial":
+            seen["partial"] += 1
+        elif (kind == "unlock" or e.name == "close") and e.pid in held and held[e.pid][0] == fd:
+            seen["pairs"].append(held.pop(e.pid)[1])
+        elif e.name in WRITES and e.pid in held:
+            held[e.pid] = (held[e.pid][0], held[e.pid][1] + e.ret)
+    seen["inside"] = sum(seen["pairs"])
+    return seen

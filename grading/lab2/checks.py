@@ -9,11 +9,13 @@ too) to know that they wait.  Where a lock is a record lock, the grader
 never opens that file a second time while it holds it: closing any
 descriptor of a file drops a process's record locks on it.
 
-Whether every byte reaches the file while a lock is held is seen, without
-ptrace, by grading/lab2/lockorder.c: an LD_PRELOAD shim logging the file's size
-at each lock and unlock of one writer running alone (see its comment for
-what it cannot see).  Two writers side by side then show what the lab is
-about: nothing lost, every run a whole number of batches.
+Whether every byte reaches the file while a lock is held is seen by the
+grader's tracer (grading/tracer.py: strace, from outside the sandbox): the
+locks, unlocks and write calls on the file of one writer running alone,
+every one the kernel served, stdio's own included; bytes the file holds
+beyond those written inside a lock reached it with none held.  Two
+writers side by side then show what the lab is about: nothing lost, every
+run a whole number of batches.
 """
 
 import csv
@@ -21,9 +23,9 @@ import fcntl
 import io
 import os
 import struct
-import tempfile
 import time
 
+import tracer
 from gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
 
 LAB = 2
@@ -394,51 +396,21 @@ def runs_in(g, name):
 # ------------------------------------------------------------------ one writer, its lock order logged
 
 def lock_order(g, prog, n, k, *opts):
-    """Runs the student's prog -c C -n N -k K OPTS f alone with the
-    lockorder shim; checks the lines, and returns what the shim saw: a dict
-    with pairs (lock-unlock pairs, each the file's growth inside it),
-    outside (bytes that reached the file while no lock was held), relocked
-    (a lock taken again while held: the unlock did not release it),
-    partial (shared locks, record locks with a length), writes_outside
-    (direct write(2)s with no lock)."""
+    """Runs the student's prog -c C -n N -k K OPTS f alone under the
+    grader's tracer; checks the lines, and returns what the tracer saw
+    (tracer.lock_order): pairs, relocked, partial, and outside (the bytes
+    that reached the file with no lock held)."""
     c = g.char()
     g.fresh()
     g.put("f", b"")
-    inode = os.stat(os.path.join(g.run, "f")).st_ino
-    so = g.shim("lockorder", source="grading/lab2/lockorder.c")
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: students' programs get only its descriptor
     shown = " ".join(str(x) for x in opts)
-    r = g.student(prog, "-c", c, "-n", n, "-k", k, *opts, "f", timeout=20,
-                  env={"LD_PRELOAD": so, "IOLAB_LOCKORDER_FD": str(log.fileno())},
-                  ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()])
+    r = g.student(prog, "-c", c, "-n", n, "-k", k, *opts, "f", timeout=20, trace=tracer.LOCKS, on=["f"])
     g.ok(r, prog, f"bin/{prog} -c {c} -n {n} -k {k} {shown} t")
     data = g.read("f")
     expect(data == lines_of(c, n).encode(), f"{prog} -n {n} -k {k} {shown}: not {n} lines of '{c}'",
            f"bin/{prog} -c {c} -n {n} -k {k} {shown} t")
-    log.seek(0)
-    seen = dict(pairs=[], outside=0, relocked=0, partial=0, writes_outside=0)
-    held, last, at_lock = False, 0, 0
-    for line in log.read(1 << 24).decode("ascii", "replace").splitlines():
-        what, ino, size = (line.split() + ["", "", ""])[:3]
-        if ino != str(inode) or not size.isdigit():
-            continue
-        size = int(size)
-        if what == "lock":
-            if held:
-                seen["relocked"] += 1
-                continue
-            seen["outside"] += size - last
-            held, at_lock = True, size
-        elif what == "unlock" and held:
-            seen["pairs"].append(size - at_lock)
-            held, last = False, size
-        elif what == "partial":
-            seen["partial"] += 1
-        elif what == "write" and not held:
-            seen["writes_outside"] += 1
-    if not held:
-        seen["outside"] += len(data) - last
-    log.close()
+    seen = tracer.lock_order(r.trace)
+    seen["outside"] = max(len(data) - seen["inside"], 0)
     return seen
 
 
@@ -459,12 +431,12 @@ def inside_lock(g, prog, *opts):
            trace)
     expect(not seen["relocked"], f"{prog}{shown}: a lock taken again while held: the unlock did not release it",
            trace)
-    # The hint follows what the shim saw: no lock at all, or writes that
+    # The hint follows what the tracer saw: no lock at all, or writes that
     # came after a batch's unlock.
-    expect(seen["pairs"] or not (seen["outside"] or seen["writes_outside"]),
+    expect(seen["pairs"] or not seen["outside"],
            f"{prog} -n {n} -k {k}{shown}: it took no lock at all ({seen['outside']} of {2 * n} bytes reached the "
            "file with no lock held): lock the file around each batch", trace)
-    expect(seen["outside"] == 0 and not seen["writes_outside"],
+    expect(seen["outside"] == 0,
            f"{prog} -n {n} -k {k}{shown}: {seen['outside']} of {2 * n} bytes reached the file with no lock "
            "held: flush the batch before the unlock", trace)
     expect(len(seen["pairs"]) == batches_of(n, k),

@@ -148,23 +148,38 @@ setup_file() {
 	grep -q "the answer to Q2.2 is not an answer: fewer than 8 words" hollow-answers.txt
 }
 
-@test "grade-lab2: the lockorder shim logs the file's size at every lock and unlock, and passes calls on" {
-	cd "$BATS_FILE_TMPDIR"
-	# the kit's own build: the grader preloads the shim into plain builds
-	# (an ASan build must load its runtime first)
-	local bin=$ROOT/bin
-	cc -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -o lockorder.so "$ROOT/grading/lab2/lockorder.c" -ldl
-	rm -f t
-	# two batches of 3 lines with the flush, then 3 lines in one batch without
-	IOLAB_LOCKORDER_FD=7 LD_PRELOAD=$PWD/lockorder.so "$bin/lockbench" -n 6 -k 3 --lock ofd t 7>log >/dev/null
-	IOLAB_LOCKORDER_FD=7 LD_PRELOAD=$PWD/lockorder.so "$bin/lockbench" -n 3 -k 3 --lock fcntl --no-flush t 7>>log >/dev/null
-	local i
-	i=$(stat -c %i t)
-	[ "$(cat log)" = "$(printf 'lock %s %s\nunlock %s %s\n' "$i" 0 "$i" 6 "$i" 6 "$i" 12 "$i" 12 "$i" 12)" ]
-	[ "$(cat t)" = "$(printf 'A\n%.0s' $(seq 9))" ]
-	# no variable, no log: the calls only pass through
-	LD_PRELOAD=$PWD/lockorder.so "$bin/flock-writer" -n 5 -k 2 t 7>log2
-	[ ! -s log2 ] && [ "$(wc -l <t)" -eq 14 ]
+# locks BIN ARG...: what the grader's tracer sees of the kit's BIN ARG... t
+# writing t alone: its lock-unlock pairs (bytes written inside each), locks
+# taken again while held, partial locks, and t's size.
+locks() {
+	: >t
+	python3 -I - "$ROOT/grading" "$ROOT/bin/$1" "${@:2}" <<-'PY'
+		import os, subprocess, sys
+		sys.path.insert(0, sys.argv[1])
+		import tracer
+		argv = tracer.command("log", tracer.LOCKS, paths=[os.path.abspath("t")]) + sys.argv[2:] + ["t"]
+		subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+		seen = tracer.lock_order("log")
+		print(seen["pairs"], seen["relocked"], seen["partial"], os.path.getsize("t"))
+	PY
+}
+
+@test "grade-lab2: the tracer sees a writer's every lock, unlock and write call, stdio's own included" {
+	command -v strace >/dev/null || skip "strace is not installed: the grader's tracer is"
+	cd "$BATS_TEST_TMPDIR"
+	# two batches of 3 lines, each flushed inside its lock
+	run locks lockbench -n 6 -k 3 --lock ofd
+	[ "$output" = "[6, 6] 0 0 12" ]
+	run locks lockbench -n 5 -k 2 --lock fcntl
+	[ "$output" = "[4, 4, 2] 0 0 10" ]
+	run locks flock-writer -n 5 -k 2
+	[ "$output" = "[4, 4, 2] 0 0 10" ]
+	# without the flush, stdio writes the 6 bytes after the unlock: none inside
+	run locks lockbench -n 3 -k 3 --lock fcntl --no-flush
+	[ "$output" = "[0] 0 0 6" ]
+	# no lock: no pair
+	run locks lockbench -n 3 -k 3 --lock none
+	[ "$output" = "[] 0 0 6" ]
 }
 
 @test "grade-lab2: every mutant of Lab 2 loses its check in every grading (3, or IOLAB_MUTANT_TIMES)" {
