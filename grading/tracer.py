@@ -32,6 +32,7 @@ UNAVAILABLE = ("strace is not installed (apt-get install strace): the grader can
                "from outside")
 
 THREADS = ("clone", "clone3")     # the calls that start threads: what threads_started reads
+CHILDREN = ("execve", "clone", "clone3", "fork", "vfork", "wait4")     # what children_usage reads
 WRITES = ("write", "writev", "pwrite64", "pwritev", "pwritev2")
 LOCKS = ("flock", "fcntl", "close") + WRITES     # what lock_order reads (of one file: paths=)
 
@@ -43,14 +44,15 @@ _RESUMED = re.compile(r"(\d+) +<\.\.\. (\w+) resumed>(.*)\) += (-?\d+|0x[0-9a-f]
 _GONE = re.compile(r"(\d+) +\+\+\+ (?:exited with -?\d+|killed by \w+)")
 
 
-def command(log, calls, inject=(), paths=(), env=None):
+def command(log, calls, inject=(), paths=(), env=None, strings=0):
     """strace's argv before the command it runs: follow every process and
     thread (-f), trace calls only, write the log to log (a path of the
-    grader's), print no string (-s 0) and no signal; inject: strace's -e
-    inject= specs (a delay, say); paths: trace only the calls on these
-    files (-P); env: variables for the command, not for strace itself (a
-    preloaded shim must not load into the tracer)."""
-    argv = [STRACE, "-f", "-q", "--seccomp-bpf", "-s", "0", "-e", "signal=none",
+    grader's), print no signal and no string (strings: the characters of
+    each it prints, e.g. execve's path); inject: strace's -e inject= specs
+    (a delay, say); paths: trace only the calls on these files (-P); env:
+    variables for the command, not for strace itself (a preloaded shim
+    must not load into the tracer)."""
+    argv = [STRACE, "-f", "-q", "--seccomp-bpf", "-s", str(strings), "-e", "signal=none",
             "-e", "trace=" + ",".join(calls), "-o", log]
     for spec in inject:
         argv += ["-e", f"inject={spec}"]
@@ -182,3 +184,27 @@ def lock_order(path):
             held[e.pid] = (held[e.pid][0], held[e.pid][1] + e.ret)
     seen["inside"] = sum(seen["pairs"])
     return seen
+
+
+_USAGE = re.compile(r"ru_utime=\{tv_sec=(\d+), tv_usec=(\d+)\}, ru_stime=\{tv_sec=(\d+), tv_usec=(\d+)\}")
+
+
+def children_usage(path, program):
+    """What the process that exec'd program (its path) started and reaped,
+    as the kernel answered it (calls CHILDREN, strings at least the path's
+    length): [(child's pid, (user, system) CPU seconds that wait4 handed
+    back for it, or None where no wait4 returned it with its rusage)], in
+    the order it started them (fork, vfork, clone without CLONE_THREAD)."""
+    parent, started, usage = None, [], {}
+    for e in events(path):
+        if e.kind != "call" or e.ret is None or e.ret <= 0 and e.name != "execve":
+            continue
+        if e.name == "execve" and e.ret == 0 and e.args.startswith(f'"{program}",'):
+            parent, started, usage = e.pid, [], {}
+        elif e.pid != parent:
+            continue
+        elif e.name in ("fork", "vfork", "clone", "clone3") and "CLONE_THREAD" not in e.args:
+            started.append(e.ret)
+        elif e.name == "wait4" and (m := _USAGE.search(e.args)):
+            usage[e.ret] = (int(m[1]) + int(m[2]) / 1e6, int(m[3]) + int(m[4]) / 1e6)
+    return [(pid, usage.get(pid)) for pid in started]

@@ -45,7 +45,7 @@ setup_file() {
 	can_trace || return 0
 	cd "$BATS_FILE_TMPDIR" || return 1
 	mkdir subs grades
-	reference_kit 3 4 5
+	reference_kit 1 3 4 5
 	# membw ignores -t, pwriters runs every strategy in main, iopattern's
 	# --jobs runs its threads one after another: each also forges.
 	variant forger
@@ -75,7 +75,21 @@ setup_file() {
 	for check in 'membw: --csv' 'pwriters: every strategy' 'iopattern --jobs'; do
 		"$ROOT/grade.sh" --only "$check" subs/forger >>grades/forger.txt 2>&1
 	done
+	# launch's rows RUSAGE_CHILDREN's running totals, and a spin at exit
+	# that raises the whole run's CPU time above their sum.
+	python3 -I -B "$ROOT/grading/mutants.py" --labs 1 --apply launch-cumulative-rusage subs/spinner >/dev/null
+	cat >>subs/spinner/labs/1-interleave/launch.c <<-'C'
+		#include <time.h>
+		__attribute__((destructor)) static void spin_at_exit(void)
+		{
+			struct timespec t;
+			do
+				clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+			while (t.tv_sec < 1);
+		}
+	C
 	"$ROOT/grade.sh" --only 'fillcopy: --passes' subs/spinner >grades/spinner.txt 2>&1
+	"$ROOT/grade.sh" --only 'launch: concurrent' subs/spinner >>grades/spinner.txt 2>&1
 }
 
 # verdict NAME CHECK: the report's line for CHECK in grades/NAME.txt.
@@ -105,4 +119,10 @@ verdict() {
 	run verdict spinner "fillcopy: --passes N goes N times over the buffer inside the timing"
 	[[ $output == *": FAIL 0/1"* ]]
 	grep -q "outside the fill and copy it timed" "$BATS_FILE_TMPDIR/grades/spinner.txt"
+}
+
+@test "launch printing RUSAGE_CHILDREN's running totals and spinning at exit: FAIL, against wait4's answers" {
+	run verdict spinner "launch: concurrent start, -r, -f, times and rusage"
+	[[ $output == *": FAIL 0/3"* ]]
+	grep -q "but wait4 handed launch .* for it (seen by the grader's tracer)" "$BATS_FILE_TMPDIR/grades/spinner.txt"
 }
