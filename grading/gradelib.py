@@ -477,7 +477,8 @@ class Grading:
         return min(timeout, left)
 
     def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, preload=None, env=None,
-              ro_binds=(), pass_fds=(), address_space=sandbox.LIMIT_AS, trace=None, inject=(), on=(), strings=0):
+              ro_binds=(), pass_fds=(), address_space=sandbox.LIMIT_AS, trace=None, inject=(), on=(), strings=0,
+              fds=False):
         """Starts the student's prog (or the program at path, e.g. the kit's
         launch timing it) in the run directory, contained; .wait() ends it.
         preload: a shim of the grader's (g.shim) to LD_PRELOAD into it;
@@ -487,7 +488,8 @@ class Grading:
         trace: the system calls the grader's tracer records (tracer.py),
         the evidence of what the program did; inject: strace's inject
         specs for them; on: trace only the calls on these files of the run
-        directory; strings: the characters the log keeps of each string. The log is the Result's .trace. Where this machine
+        directory; strings: the characters the log keeps of each string;
+        fds: each descriptor with its file's path. The log is the Result's .trace. Where this machine
         cannot trace (need_tracer), a check calls g.need_tracer() first."""
         timeout = self._within_check(timeout)
         log = None
@@ -496,7 +498,7 @@ class Grading:
             self._traces += 1
             log = os.path.join(self.work, f"trace-{self._traces}.log")   # the grader's directory: no student's
             trace = dict(log=log, calls=trace, inject=inject, paths=[os.path.join(self.run, p) for p in on],
-                         strings=strings)
+                         strings=strings, fds=fds)
         # Under the grader's reaper (grading/reaper.c), which reports the
         # CPU time and I/O of the program and of all it started.
         report, to_grader = os.pipe()

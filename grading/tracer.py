@@ -44,16 +44,19 @@ _RESUMED = re.compile(r"(\d+) +<\.\.\. (\w+) resumed>(.*)\) += (-?\d+|0x[0-9a-f]
 _GONE = re.compile(r"(\d+) +\+\+\+ (?:exited with -?\d+|killed by \w+)")
 
 
-def command(log, calls, inject=(), paths=(), env=None, strings=0):
+def command(log, calls, inject=(), paths=(), env=None, strings=0, fds=False):
     """strace's argv before the command it runs: follow every process and
     thread (-f), trace calls only, write the log to log (a path of the
     grader's), print no signal and no string (strings: the characters of
     each it prints, e.g. execve's path); inject: strace's -e inject= specs
     (a delay, say); paths: trace only the calls on these files (-P); env:
     variables for the command, not for strace itself (a preloaded shim
-    must not load into the tracer)."""
+    must not load into the tracer); fds: each descriptor with its file's
+    path (-y), for writers()."""
     argv = [STRACE, "-f", "-q", "--seccomp-bpf", "-s", str(strings), "-e", "signal=none",
             "-e", "trace=" + ",".join(calls), "-o", log]
+    if fds:
+        argv.append("-y")
     for spec in inject:
         argv += ["-e", f"inject={spec}"]
     for path in paths:
@@ -117,73 +120,48 @@ def threads_started(path):
                and e.ret is not None and e.ret > 0)
 
 
-def most_inside(path, name):
-    """The most threads that were inside a call name at once, as strace
-    saw them: a call that began and had not returned when another thread's
-    began."""
+def most_inside(path, names, among=None):
+    """The most threads that were inside one of the calls names at once,
+    as strace saw them: a call that began and had not returned when
+    another thread's began; among: only these threads' calls count."""
     inside, most = set(), 0
     for e in events(path):
-        if e.name == name and e.kind == "enter":
+        if among is not None and e.pid not in among:
+            continue
+        if e.name in names and e.kind == "enter":
             inside.add(e.pid)
             most = max(most, len(inside))
         elif e.kind in ("call", "gone"):
-            if e.kind == "call" and e.name == name and e.pid not in inside:
+            if e.kind == "call" and e.name in names and e.pid not in inside:
                 most = max(most, len(inside) + 1)    # whole: it was inside, alone or beside the others
             inside.discard(e.pid)
     return most
 
 
-def largest_submit(path):
-    """The most requests one io_uring_enter call handed to the kernel (its
-    return value: how many of its submission queue entries it consumed)."""
-    return max((e.ret for e in events(path) if e.kind == "call" and e.name == "io_uring_enter"
-                and e.ret is not None and e.ret > 0), default=0)
-
-
-def _lock_kind(e):
-    """What the call e does to a lock on its file: "lock" (exclusive, to
-    the end of the file, where O_APPEND writes land), "partial" (shared,
-    or a record lock with a length), "unlock", or None."""
-    if e.name == "flock":
-        if "LOCK_UN" in e.args:
-            return "unlock"
-        return "lock" if "LOCK_EX" in e.args else "partial" if "LOCK_SH" in e.args else None
-    if e.name == "fcntl" and re.search(r"F_(?:OFD_)?SETLKW?,", e.args):
-        if "F_UNLCK" in e.args:
-            return "unlock"
-        return "lock" if "F_WRLCK" in e.args and "l_len=0}" in e.args else "partial"
-    return None
-
-
-def lock_order(path):
-    """What the log of a writer traced alone on one file (paths=[file],
-    calls LOCKS) says of its locks: a dict with pairs (the bytes its write
-    calls put in the file inside each lock-unlock pair), inside (their
-    sum), relocked (a lock taken again while held: the unlock did not
-    release it) and partial (locks that do not keep other writers from the
-    end of the file). Closing the descriptor that holds the lock releases
-    it. Bytes the file holds beyond inside reached it with no lock held,
-    by whatever call."""
-    seen = dict(pairs=[], inside=0, relocked=0, partial=0)
-    held = {}       # pid: (the locked descriptor, bytes written since the lock)
+def calls_by_thread(path, names):
+    """{thread id: how many of the calls names it made that succeeded}."""
+    made = {}
     for e in events(path):
-        if e.kind != "call" or e.ret is None or e.ret < 0:
-            continue
-        fd = e.args.split(",", 1)[0].strip()
-        kind = _lock_kind(e)
-        if kind == "lock":
-            if e.pid in held:
-                seen["relocked"] += 1
-            else:
-                held[e.pid] = (fd, 0)
-        elif kind == "partial":
-            seen["partial"] += 1
-        elif (kind == "unlock" or e.name == "close") and e.pid in held and held[e.pid][0] == fd:
-            seen["pairs"].append(held.pop(e.pid)[1])
-        elif e.name in WRITES and e.pid in held:
-            held[e.pid] = (held[e.pid][0], held[e.pid][1] + e.ret)
-    seen["inside"] = sum(seen["pairs"])
-    return seen
+        if e.kind == "call" and e.name in names and e.ret is not None and e.ret >= 0:
+            made[e.pid] = made.get(e.pid, 0) + 1
+    return made
+
+
+def submissions(path):
+    """What the io_uring_enter calls handed to the kernel: (the most one
+    call did, how many calls handed it any, how many requests in all),
+    from their return values: the submission queue entries each consumed."""
+    took = [e.ret for e in events(path) if e.kind == "call" and e.name == "io_uring_enter"
+            and e.ret is not None and e.ret > 0]
+    return max(took, default=0), len(took), sum(took)
+
+
+def children_left_to_the_kernel(path):
+    """Whether a traced process set SIGCHLD to be ignored or SA_NOCLDWAIT
+    (calls ["rt_sigaction"]): its children are then reaped by the kernel,
+    and their CPU time, faults and I/O added to nobody's."""
+    return any(e.kind == "call" and e.name == "rt_sigaction" and e.ret == 0 and e.args.startswith("SIGCHLD, {")
+               and ("sa_handler=SIG_IGN" in e.args or "SA_NOCLDWAIT" in e.args) for e in events(path))
 
 
 _USAGE = re.compile(r"ru_utime=\{tv_sec=(\d+), tv_usec=(\d+)\}, ru_stime=\{tv_sec=(\d+), tv_usec=(\d+)\}")
@@ -208,3 +186,24 @@ def children_usage(path, program):
         elif e.name == "wait4" and (m := _USAGE.search(e.args)):
             usage[e.ret] = (int(m[1]) + int(m[2]) / 1e6, int(m[3]) + int(m[4]) / 1e6)
     return [(pid, usage.get(pid)) for pid in started]
+
+
+_FD_PATH = re.compile(r"\d+<(.*)>,")     # -y: a descriptor, and its file's path
+WRITERS = ("execve",) + WRITES      # what writers reads
+
+
+def writers(path):
+    """Which threads did a program's writing (calls WRITERS, fds): ({file's
+    path: the ids of the threads whose write calls put bytes in it}, the
+    ids of the processes' main threads, those that exec'd a program).
+    Every id is as strace saw it: a thread id a call returned inside
+    bubblewrap's PID namespace is another number."""
+    files, mains = {}, set()
+    for e in events(path):
+        if e.kind != "call" or e.ret is None:
+            continue
+        if e.name == "execve" and e.ret == 0:
+            mains.add(e.pid)
+        elif e.name in WRITES and e.ret > 0 and (m := _FD_PATH.match(e.args)):
+            files.setdefault(m[1], set()).add(e.pid)
+    return files, mains

@@ -47,8 +47,11 @@ def launch(g):
     trials = g.between(2, 4)
     g.put("meet.sh", MEET)
     g.put("count.sh", "echo x >>count.txt\n")
+    # Every run traced alike: a program cannot tell the run whose rows the
+    # tracer checks from the others.
+    traced = dict(trace=tracer.CHILDREN, strings=len(os.path.join(g.bin, "launch")) + 1)
     r = g.student("launch", "--csv", "-r", trials, "-f", "count.txt",
-                  "sh meet.sh a b", "sh meet.sh b a", "sh count.sh", timeout=30)
+                  "sh meet.sh a b", "sh meet.sh b a", "sh count.sh", timeout=30, **traced)
     g.ok(r, "launch", f"bin/launch -r {trials} 'sh meet.sh a b' 'sh meet.sh b a'  (are the children started together?)")
     rows = csv_rows(r.text, "launch --csv")
     expect(len(rows) == 3 * trials and {row["child"] for row in rows} == {"1", "2", "3"},
@@ -56,8 +59,7 @@ def launch(g):
     expect(g.read("count.txt") == b"x\n", "-f did not remove the file before each trial")
 
     # elapsed time and rusage: a sleep takes time but no CPU; a loop takes CPU
-    r = g.student("launch", "--csv", "sleep 0.3", BUSY, "false", BUSY, timeout=30, trace=tracer.CHILDREN,
-                  strings=len(os.path.join(g.bin, "launch")) + 1)
+    r = g.student("launch", "--csv", "sleep 0.3", BUSY, "false", BUSY, timeout=30, **traced)
     expect(r.status != 0 and not r.killed, "a child exited 1 but launch exited 0", "bin/launch true false")
     rows = {row["child"]: row for row in csv_rows(r.text, "launch --csv") if row["trial"] == "1"}
     expect(len(rows) == 4, "expected a row for each of 4 children")
@@ -72,6 +74,11 @@ def launch(g):
     # before to the next one's: of two busy children, the one reaped first
     # is counted again in the other's row.
     again = "strace -f -e trace=wait4 bin/launch --csv 'sleep 0.3' 'awk BEGIN{...}' false 'awk BEGIN{...}'"
+    # (and no thread of launch's could change what wait4 wrote into its
+    # memory before the tracer read it)
+    threads = tracer.threads_started(r.trace)
+    expect(threads == 0, f"launch started {threads} thread(s) (seen by the grader's tracer): it starts processes, "
+           "and reads each one's rusage from wait4 in its one thread", again)
     reaped = tracer.children_usage(r.trace, os.path.join(g.bin, "launch"))
     expect(len(reaped) >= 4, f"the grader's tracer saw launch start {len(reaped)} children, not 4", again)
     for child, (pid, usage) in enumerate(reaped[:4], start=1):

@@ -483,11 +483,15 @@ def measured(g, prog, *args, **kw):
     """Runs the student's prog: (its Result, its page faults, its CPU
     seconds), as the kernel counted them for the whole tree of processes
     it started (the grader's reaper waits for every one, a child left to
-    run on included), whatever it prints."""
-    r = g.student(prog, *args, **kw)
+    run on included), whatever it prints; a program that leaves its
+    children to the kernel to reap (seen by the grader's tracer) fails."""
+    r = g.student(prog, *args, trace=["rt_sigaction"], **kw)
+    again = f"bin/{prog} {' '.join(map(str, args))}"
     if r.faults is None:
-        g.ok(r, prog, f"bin/{prog} {' '.join(map(str, args))}")
+        g.ok(r, prog, again)
         raise Fail(f"{prog}'s page faults and CPU time could not be measured: the grader's reaper was killed")
+    expect(not tracer.children_left_to_the_kernel(r.trace), f"{prog} ignores SIGCHLD (or sets SA_NOCLDWAIT): the "
+           "kernel then reaps its children, whose CPU time and faults nobody can count", again)
     return r, r.faults, r.cpu_s
 
 

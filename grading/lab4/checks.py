@@ -48,12 +48,15 @@ def pwriters(g):
         again = f"mkdir d; bin/pwriters {' '.join(map(str, args))} -d d"
         want = g.reference("pwriters", *args, "--csv", "-d", ".")
         expect(want.status == 0, "the kit's pwriters failed: ask your instructor")
-        r, started = counting_threads(g, "pwriters", *args, "--csv", "-d", ".", timeout=10)
+        r, started, wrote, mains = counting_threads(g, "pwriters", *args, "--csv", "-d", ".", timeout=10)
         g.ok(r, "pwriters", again)
         expect(started == threads[strategy], f"--strategy {strategy} started {started} threads (the grader's tracer "
                f"counted them), not {threads[strategy]}", again)
         names = sorted(os.listdir(g.run))
         mine = pwriters_files(names)
+        wrong = who_wrote(strategy, {n: t for n, t in wrote.items() if n in mine.values()}, mains, k)
+        expect(not wrong, f"--strategy {strategy}: {wrong} (the grader's tracer saw which thread made each write "
+               "call)", again)
         expect(len(names) == files, f"--strategy {strategy} wrote {len(names)} files, not {files}", f"{again}; ls d")
         theirs = pwriters_files(os.listdir(g.ref))
         for num in sorted(theirs):
@@ -144,12 +147,18 @@ def datagen(g):
         args = ["-s", records, "-e", exams, *options, "--seed", s]
         line = " ".join(map(str, args))
         again = f"mkdir d; bin/datagen {line} -d d"
-        r, started = counting_threads(g, "datagen", *args, "-d", ".", "--csv", timeout=5)
+        r, started, wrote, mains = counting_threads(g, "datagen", *args, "-d", ".", "--csv", timeout=5)
         g.ok(r, "datagen", again)
-        # threaded, the four writer threads (counted by the grader's tracer)
+        # threaded, the four writer threads (counted by the grader's tracer),
+        # each file written by one of them, a different one for each
         expect("-z" in options or started >= len(DATAGEN_FILES),
                f"datagen {line} started {started} threads (the grader's tracer counted them), not "
                f"a writer thread per file ({len(DATAGEN_FILES)})", again)
+        writers = [wrote.get(name, set()) | wrote.get(name + ".tmp", set()) for name in DATAGEN_FILES]
+        expect("-z" in options or (all(len(w) == 1 and not w & mains for w in writers)
+                                   and len(set().union(*writers)) == len(DATAGEN_FILES)),
+               f"datagen {line}: its files were not each written by a writer thread of their own (the grader's "
+               "tracer saw which thread made each write call)", again)
         for name in DATAGEN_FILES:
             expect(g.read(name) == kits[s][name],
                    f"datagen {line}: {name} is not what the kit's datagen writes with the same -s, -e and --seed",
@@ -395,9 +404,35 @@ def first_row(text, what, again):
 
 def counting_threads(g, prog, *args, **kw):
     """Runs the student's prog under the grader's tracer: (its Result, the
-    threads it started), counted from outside whatever the program prints."""
-    r = g.student(prog, *args, trace=tracer.THREADS, **kw)
-    return r, tracer.threads_started(r.trace)
+    threads it started, {name of a file in the run directory: the ids of
+    the threads that wrote to it}, the ids of its main threads), seen from
+    outside whatever the program prints."""
+    r = g.student(prog, *args, trace=tracer.THREADS + tracer.WRITERS, fds=True, **kw)
+    files, mains = tracer.writers(r.trace)
+    run = g.run + os.sep
+    mine = {p[len(run):]: tids for p, tids in files.items() if p.startswith(run) and os.sep not in p[len(run):]}
+    return r, tracer.threads_started(r.trace), mine, mains
+
+
+def who_wrote(strategy, files, mains, k):
+    """What is wrong with which threads wrote pwriters' files under
+    strategy (files: {name: ids of the threads that wrote to it}; mains:
+    the ids of the main threads), or None: seq writes from main, per-file
+    each file from a thread of its own, io-thread every file from one
+    thread, pool:K every file from its threads, K at most."""
+    writers = set().union(*files.values()) if files else set()
+    if strategy == "seq":
+        return None
+    if writers & mains:
+        return "the main thread wrote to the files itself"
+    if strategy == "per-file" and (any(len(t) != 1 for t in files.values())
+                                   or len(writers) != len(files)):
+        return "the files were not each written by a thread of their own"
+    if strategy == "io-thread" and len(writers) != 1:
+        return f"{len(writers)} threads wrote to the files, not the one I/O thread"
+    if strategy.startswith("pool:") and not 1 <= len(writers) <= k:
+        return f"{len(writers)} threads wrote to the files, not 1 to the pool's {k}"
+    return None
 
 
 # ------------------------------------------------------------------ pwriters

@@ -204,7 +204,7 @@ def iodepth(g):
     want = g.reference("iopattern", "--csv", *args, "f.dat")
     expect(want.status == 0, f"the kit's iopattern failed here: {want.why('iopattern')}: ask your instructor")
     want = csv_rows(want, "the kit's")
-    rows, submitted, _ = in_flight(g, deep, reproduce, io_uring=True)
+    rows, (submitted, calls, requests), _ = in_flight(g, deep, reproduce, io_uring=True)
     same_data(want, rows, reproduce, f"--iodepth {d}")
     tops = column(rows, "max_in_flight")
     expect(column(rows, "iodepth") == [str(d)] * len(rows) and tops == [str(d)] * len(rows),
@@ -213,6 +213,9 @@ def iodepth(g):
     expect(submitted >= 2, f"--iodepth {d}: no io_uring submission carried more than {submitted} request(s) "
            "(the grader's tracer counts what each io_uring_enter call hands to the kernel): are the free slots "
            "all filled before one submit, so that the requests are in flight together?", reproduce)
+    expect(requests >= 2 * calls, f"--iodepth {d}: {calls} io_uring_enter calls handed the kernel {requests} "
+           "requests, fewer than 2 each on average (the kit's carry about the depth each on a cached file): "
+           "is each refill one request at a time?", reproduce)
     again = f"bin/iopattern {' '.join(args)} --iodepth 1 --csv f.dat"
     rows, _, _ = in_flight(g, args + ["--iodepth", "1"], again, io_uring=True)
     same_data(want, rows, again, "--iodepth 1")
@@ -233,13 +236,13 @@ def jobs(g):
     reproduce = f"bin/iopattern {' '.join(args)} --jobs {j} --csv f.dat"
     want = g.reference("iopattern", "--csv", *args, "f.dat")
     expect(want.status == 0, f"the kit's iopattern failed here: {want.why('iopattern')}: ask your instructor")
-    rows, _, together = in_flight(g, args + ["--jobs", str(j)], reproduce, jobs=True)
+    rows, _, together = in_flight(g, args + ["--jobs", str(j)], reproduce, jobs=j)
     same_data(csv_rows(want, "the kit's"), rows, reproduce, f"--jobs {j}")
     expect(column(rows, "jobs") == [str(j)] * len(rows), f"--jobs {j}: the jobs column says "
            f"{' '.join(column(rows, 'jobs'))}", reproduce)
-    expect(together == j, f"--jobs {j}: at most {together} thread(s) were inside pread at once, though the "
-           f"grader's tracer held each one's first read of f.dat for {MEET_US / 1e6:g} s: do the {j} threads run "
-           "at the same time (every one created before any is joined)?", reproduce)
+    expect(together == j, f"--jobs {j}: at most {together} thread(s) doing a share of the reads were inside pread "
+           f"at once, though the grader's tracer held each one's first read of f.dat for {MEET_US / 1e6:g} s: do "
+           f"the {j} threads run at the same time (every one created before any is joined)?", reproduce)
     expect(rows[0][HEADER.index("max_in_flight")] == str(j), f"--jobs {j}: max_in_flight "
            f"{rows[0][HEADER.index('max_in_flight')]} in trial 1, where {j} threads were seen inside pread at "
            "once", reproduce)
@@ -549,11 +552,13 @@ MEET_US = 1000000
 READS = ("pread64", "preadv", "preadv2", "read", "readv")
 
 
-def in_flight(g, args, reproduce, jobs=False, **kw):
+def in_flight(g, args, reproduce, jobs=0, **kw):
     """The student's iopattern --csv ARGS f.dat under the grader's tracer:
-    (its CSV rows, the most requests one io_uring_enter handed to the
-    kernel, the most threads inside a read of f.dat at once, each thread's
-    first one held MEET_US by the tracer where jobs)."""
+    (its CSV rows, what its io_uring_enter calls handed to the kernel (see
+    tracer.submissions), and where jobs (its --jobs) the most threads
+    inside a read of f.dat at once, each thread's first one held MEET_US
+    by the tracer, of the threads that read at least half a share of the
+    file's I/Os (a thread that reads once and ends is no worker))."""
     if jobs:
         trace = dict(trace=READS, on=["f.dat"], inject=[f"{name}:delay_enter={MEET_US}:when=1" for name in READS])
     else:
@@ -561,8 +566,12 @@ def in_flight(g, args, reproduce, jobs=False, **kw):
     r = g.student("iopattern", "--csv", *args, "f.dat", timeout=20, **trace, **kw)
     g.ok(r, "iopattern", reproduce)
     expect(gone(g, "f.dat"), "the file f.dat is still there: iopattern removes its file at exit", reproduce)
-    together = max(tracer.most_inside(r.trace, name) for name in READS) if jobs else 0
-    return csv_rows(r, "your"), tracer.largest_submit(r.trace), together
+    together = 0
+    if jobs:
+        share = int(args[args.index("--total") + 1]) // int(args[args.index("-b") + 1]) // jobs
+        workers = {t for t, n in tracer.calls_by_thread(r.trace, READS).items() if n >= share // 2}
+        together = tracer.most_inside(r.trace, READS, among=workers)
+    return csv_rows(r, "your"), tracer.submissions(r.trace), together
 
 
 def same_data(want, got, reproduce, what):

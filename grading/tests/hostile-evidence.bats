@@ -112,7 +112,8 @@ verdict() {
 @test "iopattern --jobs one thread at a time, forging 'together 64': FAIL, seen inside pread by the tracer" {
 	run verdict forger "iopattern --jobs: N threads, same data"
 	[[ $output == *": FAIL 0/2"* ]]
-	grep -q "at most 1 thread(s) were inside pread at once" "$BATS_FILE_TMPDIR/grades/forger.txt"
+	grep -q "at most 1 thread(s) doing a share of the reads were inside pread at once" \
+		"$BATS_FILE_TMPDIR/grades/forger.txt"
 }
 
 @test "fillcopy printing --passes times one pass's CPU and spinning at exit to cover it: FAIL" {

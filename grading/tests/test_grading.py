@@ -499,10 +499,11 @@ class TracerLog(unittest.TestCase):
         self.assertEqual(tracer.threads_started(self.path), 1)
 
     def test_two_threads_inside_pread_at_once(self):
-        self.assertEqual(tracer.most_inside(self.path, "pread64"), 2)
+        self.assertEqual(tracer.most_inside(self.path, ["pread64"]), 2)
+        self.assertEqual(tracer.most_inside(self.path, ["pread64"], among={9}), 1)
 
-    def test_the_largest_submission(self):
-        self.assertEqual(tracer.largest_submit(self.path), 16)
+    def test_submissions_most_calls_and_requests(self):
+        self.assertEqual(tracer.submissions(self.path), (16, 2, 19))
 
 
 @unittest.skipUnless(ROOT and tracer.STRACE, "needs root (the sandbox's own uid) and strace")
