@@ -421,6 +421,21 @@ def prepare_build(g, sub):
     g.box.own(g.build)
 
 
+def probe_host(g, modules):
+    """Each lab's probe(g), where it has one, run before any student's
+    code: what the host lets students' programs do (Lab 4: run a
+    ThreadSanitizer build), learnt where no student's process can disturb
+    it, so that a check's SKIP rests on it alone."""
+    for lab in sorted(modules):
+        if hasattr(modules[lab], "probe"):
+            g.fresh()
+            g.deadline = time.monotonic() + 60
+            try:
+                modules[lab].probe(g)
+            finally:
+                g.box.end_processes()
+
+
 def labs_txt(data, known):
     """(labs, notes): the set of labs of known that labs.txt's bytes name,
     sorted, or None where it names none; and a line for the report per
@@ -497,6 +512,7 @@ def grade_one(args):
         g = gradelib.Grading(sub, work, box, random.Random(seed))
         g.kit = KIT
         prepare_build(g, sub)
+        probe_host(g, modules)
         if args.only:
             chosen = [c for c in checks if args.only in c.name and not c.title.startswith("build ")]
             checks = [c for c in checks if c.title.startswith("build ")] + chosen * args.repeat

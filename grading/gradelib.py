@@ -411,6 +411,7 @@ class Grading:
         self.deadline = math.inf     # when the check being run must be done
         self._n = 0
         self.built = set()
+        self.probes = {}    # what each lab's probe(g) learnt of the host, before any student's code ran
         self._files, self._rows = {}, {}     # what file() and rows() read, once per grading
         self._rows_lab = None                # the lab whose CSVs _rows holds
 

@@ -177,7 +177,13 @@ def no_races(g):
     # every run. Small inputs: TSan makes a program 5-15x slower.
     # Where ThreadSanitizer cannot run on the host at all, the check is
     # skipped with the reason and its points leave the maximum: the host's
-    # fault, not the student's.
+    # fault, not the student's. Only the grader's probe, run before any
+    # student's code (probe, below), says so: a student's program that
+    # makes its own run fail (forking up to the uid's process limit, say)
+    # cannot make the probe fail too.
+    if g.probes["tsan"]:
+        raise Skip(f"ThreadSanitizer cannot run on this host (the grader's own probe, run before any student's "
+                   f"code, fails): {g.probes['tsan']}")
     for src in ("labs/4-writers/pwriters.c", "labs/4-writers/datagen.c"):
         words = unseen_by_tsan(g, src)
         expect(not words, f"{src} uses {', '.join(clean(w)[:40] for w in words[:3])}, which hides memory "
@@ -498,8 +504,8 @@ def tsan_build(g, *progs):
 
 def race_free(g, prog, args):
     """Runs prog's ThreadSanitizer build: Fail on a data race it reports,
-    Skip where ThreadSanitizer cannot run on this host at all.
-    TSAN_OPTIONS in the environment wins over options a program compiles
+    or on any other failure (the probe has shown that ThreadSanitizer runs
+    here). TSAN_OPTIONS in the environment wins over options a program compiles
     in (__tsan_default_options). No address-space limit: the shadow memory
     TSan reserves is terabytes it never touches; the inputs are small."""
     line = " ".join(map(str, args))
@@ -507,9 +513,6 @@ def race_free(g, prog, args):
     r = g.student(f"{prog}-tsan", *args, "-d", ".", timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
                   address_space=resource.RLIM_INFINITY)
     at = r.err.find(b"WARNING: ThreadSanitizer")
-    if at < 0 and r.status != 0 and b"ThreadSanitizer" in r.err and not tsan_runs(g):
-        raise Skip(f"ThreadSanitizer cannot run on this host (the grader's own probe fails too): "
-                   f"{clean(r.err.decode('utf-8', 'replace').strip().splitlines()[0])[:160]}")
     if at >= 0:
         report = r.err[at:].decode("utf-8", "replace").split("\n")
         summary = [x for x in report if x.startswith("SUMMARY: ThreadSanitizer")][:1]
@@ -518,14 +521,20 @@ def race_free(g, prog, args):
     g.ok(r, f"{prog} (built with ThreadSanitizer)", again)
 
 
-def tsan_runs(g):
-    """Whether a ThreadSanitizer build runs here at all, contained as a
-    student's program is: the grader's grading/lab4/tsanprobe.c, built like a
-    shim (g._build) with -fsanitize=thread instead of -shared."""
-    probe = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [], "grading/lab4/tsanprobe.c")
-    r = g.student("tsanprobe", path=probe, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
+def probe(g):
+    """Run by the grader before any student's code (grade.py's probe_host):
+    whether a ThreadSanitizer build runs here at all, contained as a
+    student's program is: g.probes["tsan"] is None, or why not. The probe
+    is the grader's grading/lab4/tsanprobe.c, built like a shim (g._build)
+    with -fsanitize=thread instead of -shared."""
+    try:
+        built = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [], "grading/lab4/tsanprobe.c")
+    except Fail as e:
+        g.probes["tsan"] = clean(e.message.splitlines()[-1])[:160]
+        return
+    r = g.student("tsanprobe", path=built, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
                   address_space=resource.RLIM_INFINITY)
-    return r.status == 0 and not r.killed
+    g.probes["tsan"] = None if r.status == 0 and not r.killed else r.why("tsanprobe")
 
 
 # ------------------------------------------------------------------ data/lab4-*.csv

@@ -42,6 +42,37 @@ setup_file() {
 		subs-tsan/fake-fatal/$lab4/pwriters.c
 	cmp -s unpacked/iolab-handin/$lab4/pwriters.c subs-tsan/fake-fatal/$lab4/pwriters.c && return 1
 	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer subs-tsan/fake-fatal >fake-fatal.txt 2>&1 || true
+	# One whose ThreadSanitizer run forks up to the uid's process limit
+	# (each child asleep in a session of its own), prints TSan's error and
+	# kills its reaper: it made the probe, run after it, fail too, and the
+	# check SKIP (2/2, not 2/4) without bubblewrap. The probe now runs
+	# before any student's code. Graded with bubblewrap and without.
+	cp -R unpacked/iolab-handin subs-tsan/fork-fatal
+	python3 - subs-tsan/fork-fatal/$lab4/pwriters.c <<-'PY'
+	import sys
+	at = "\tenum strategy strategy = o.strategy;\n"
+	src = open(sys.argv[1]).read()
+	assert src.count(at) == 1
+	open(sys.argv[1], "w").write(src.replace(at, at + (
+	    "\tif (strategy == PER_FILE) {\n"
+	    "\t\tpid_t reaper = getppid();\n"
+	    "\t\tfor (int i = 0; i < 1000; i++) {\n"
+	    "\t\t\tpid_t child = fork();\n"
+	    "\t\t\tif (child < 0)\n"
+	    "\t\t\t\tbreak;\n"
+	    "\t\t\tif (child == 0) {\n"
+	    "\t\t\t\tsetsid();\n"
+	    "\t\t\t\tsleep(30);\n"
+	    "\t\t\t\t_exit(0);\n"
+	    "\t\t\t}\n"
+	    "\t\t}\n"
+	    "\t\tfprintf(stderr, \"FATAL: ThreadSanitizer: unexpected memory mapping 0x7b0000000000-0x7c0000000000\\n\");\n"
+	    "\t\tkill(reaper, SIGKILL);\n"
+	    "\t\texit(66);\n"
+	    "\t}\n")))
+	PY
+	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer subs-tsan/fork-fatal >fork-fatal.txt 2>&1 || true
+	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer --no-bwrap subs-tsan/fork-fatal >fork-fatal-no-bwrap.txt 2>&1 || true
 
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 4 >batch.log 2>&1
 }
@@ -79,6 +110,20 @@ says() {
 	grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" "$BATS_FILE_TMPDIR/fake-fatal.txt"
 	grep -q "pwriters (built with ThreadSanitizer): exit status 66 (FATAL: ThreadSanitizer: unexpected memory mapping)" "$BATS_FILE_TMPDIR/fake-fatal.txt"
 	[ "$(grep -c "not checked\|: SKIP" "$BATS_FILE_TMPDIR/fake-fatal.txt")" -eq 0 ]
+}
+
+@test "grade.sh lab 4: a ThreadSanitizer run that forks to the uid's limit, says TSan cannot run and kills its reaper fails, with bubblewrap and without" {
+	local txt
+	for txt in fork-fatal fork-fatal-no-bwrap; do
+		grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" "$BATS_FILE_TMPDIR/$txt.txt"
+		grep -q "pwriters (built with ThreadSanitizer): exit status .*(FATAL: ThreadSanitizer: unexpected memory mapping" \
+			"$BATS_FILE_TMPDIR/$txt.txt"
+		grep -qx "Score: 2/4" "$BATS_FILE_TMPDIR/$txt.txt"
+		[ "$(grep -c "not checked\|: SKIP" "$BATS_FILE_TMPDIR/$txt.txt")" -eq 0 ]
+	done
+	grep -q "^Containment: bubblewrap" "$BATS_FILE_TMPDIR/fork-fatal.txt"
+	! grep -q "^Containment: bubblewrap" "$BATS_FILE_TMPDIR/fork-fatal-no-bwrap.txt"
+	! pgrep -f "iolab-grade.*/bin/pwriters-tsan"
 }
 
 @test "grade.sh lab 4: every mutant of pwriters and datagen loses its check in every grading (3, or IOLAB_MUTANT_TIMES)" {
