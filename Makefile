@@ -54,6 +54,19 @@ bin-asan/%: %.c | build
 bin-tsan/%: %.c | build
 	@mkdir -p $(@D)
 	$(call compile,$(TSAN_FLAGS))
+# What Lab 4's race check builds (grading/lab4/checks.py): build/pp/NAME.i,
+# NAME.c preprocessed with bin/NAME's flags; build/pp/NAME.tsan.i, with
+# bin-tsan/NAME's, which must be the same text; build/pp/NAME-tsan, built
+# with ThreadSanitizer from build/pp/NAME.i: the text bin/NAME compiled,
+# whatever the source tests.
+build/pp/%.i: %.c | build
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -E -o $@ $<
+build/pp/%.tsan.i: %.c | build
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN_FLAGS) -E -o $@ $<
+build/pp/%-tsan: build/pp/%.i
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $< $(LDLIBS)
 build/test-common: test-common.c | build
 	$(call compile)
 build/asan/test-common: test-common.c | build
@@ -81,8 +94,9 @@ $(addprefix bin/,$(PY_TOOLS)): bin/%: %.py
 # 2.1 on Ubuntu 22.04) are tested in iopattern.c with #ifdef.
 uring_probe = $(if $(IOLAB_NO_URING),,$(shell printf '\043include <liburing.h>\nint main(void) { struct io_uring r; return io_uring_queue_init(1, &r, 0); }\n' | \
 	$(CC) -x c - -o /dev/null -luring >/dev/null 2>&1 && echo yes))
-bin/iopattern bin-asan/iopattern bin-tsan/iopattern: CPPFLAGS += $(if $(uring_probe),-DIOLAB_HAVE_URING)
-bin/iopattern bin-asan/iopattern bin-tsan/iopattern: LDLIBS += $(if $(uring_probe),-luring)
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern build/pp/iopattern.i build/pp/iopattern.tsan.i: \
+	CPPFLAGS += $(if $(uring_probe),-DIOLAB_HAVE_URING)
+bin/iopattern bin-asan/iopattern bin-tsan/iopattern build/pp/iopattern-tsan: LDLIBS += $(if $(uring_probe),-luring)
 # build/uring holds the probe's answer, rewritten only when it changes:
 # iopattern is rebuilt when liburing comes (or goes).
 bin/iopattern bin-asan/iopattern bin-tsan/iopattern: build/uring

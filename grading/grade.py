@@ -155,11 +155,13 @@ def build_check(prog, src, build_time):
         proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
-            out, _ = proc.communicate(timeout=limit)
+            out = gradelib.output_ends(proc.stdout, limit)     # its ends: a compiler may print gigabytes
+            proc.wait(timeout=max(1, start + limit - time.monotonic()))
         except subprocess.TimeoutExpired:
             g.box.stop(proc)
             raise Fail(f"building {prog} took more than {limit:.0f} s", f"make bin/{prog}") from None
         finally:
+            proc.stdout.close()
             build_time["left"] -= time.monotonic() - start
             g.box.waited(proc)
             g.box.end_processes()
@@ -167,8 +169,7 @@ def build_check(prog, src, build_time):
         if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
             # quoted, indented: no line of it reads as a line of the report,
             # in the terminal or in results.json ('#pragma message "\nScore: 99"')
-            said = only_submission(out.decode("utf-8", "replace"))
-            raise Fail(f"make bin/{prog} failed:\n" + "\n".join("  " + line for line in said.splitlines()),
+            raise Fail(f"make bin/{prog} failed:\n" + "\n".join("  " + line for line in build_quote(*out)),
                        f"make bin/{prog}")
         # The program runs from the grader's copy, which students' code
         # cannot replace or remove while other checks run.
@@ -181,11 +182,33 @@ def build_check(prog, src, build_time):
 _DIAGNOSTIC = re.compile(r"^(?:In file included from |\s+from )?([^\s:]+):\d+(?::\d+)?[:,]")
 
 
-def only_submission(output):
+QUOTED = 10     # lines a failed build's report quotes from the start of its output, and from its end
+
+
+def build_quote(head, tail, dropped):
+    """The lines a failed build's report quotes of its output, read as its
+    first and last bytes (gradelib.output_ends): the first and the last
+    QUOTED of those about the submission's own files (only_submission)."""
+    if not dropped:
+        lines = only_submission((head + tail).decode("utf-8", "replace")).splitlines()
+        if len(lines) <= 2 * QUOTED:
+            return lines
+        return lines[:QUOTED] + [f"({len(lines) - 2 * QUOTED} lines not shown)"] + lines[-QUOTED:]
+    first = only_submission(head.decode("utf-8", "replace")).splitlines()[:QUOTED]
+    # The end starts at its first whole line, among the source lines shown
+    # under a message about another file, for all it knows: hidden until a
+    # line says otherwise.
+    whole = tail[tail.find(b"\n") + 1:]
+    last = only_submission(whole.decode("utf-8", "replace"), hiding=True).splitlines()[-QUOTED:]
+    return first + [f"(the middle not shown: the whole output is {len(head) + dropped + len(tail)} bytes)"] + last
+
+
+def only_submission(output, hiding=False):
     """The compiler's messages about the submission's own files and the
     kit's common/; a message about any other file (an #include of
-    /etc/passwd, say) is not quoted, nor the source lines shown under it."""
-    kept, hiding = [], False
+    /etc/passwd, say) is not quoted, nor the source lines shown under it
+    (hiding: output starts among such lines)."""
+    kept = []
     for line in output.splitlines():
         m = _DIAGNOSTIC.match(line)
         if m:
@@ -199,7 +222,7 @@ def only_submission(output):
         else:
             hiding = False
         kept.append(line)
-    return "\n".join(kept[-20:])
+    return "\n".join(kept)
 
 
 def columns_check(lab, name, columns):
@@ -398,6 +421,21 @@ def prepare_build(g, sub):
     g.box.own(g.build)
 
 
+def probe_host(g, modules):
+    """Each lab's probe(g), where it has one, run before any student's
+    code: what the host lets students' programs do (Lab 4: run a
+    ThreadSanitizer build), learnt where no student's process can disturb
+    it, so that a check's SKIP rests on it alone."""
+    for lab in sorted(modules):
+        if hasattr(modules[lab], "probe"):
+            g.fresh()
+            g.deadline = time.monotonic() + 60
+            try:
+                modules[lab].probe(g)
+            finally:
+                g.box.end_processes()
+
+
 def labs_txt(data, known):
     """(labs, notes): the set of labs of known that labs.txt's bytes name,
     sorted, or None where it names none; and a line for the report per
@@ -474,6 +512,7 @@ def grade_one(args):
         g = gradelib.Grading(sub, work, box, random.Random(seed))
         g.kit = KIT
         prepare_build(g, sub)
+        probe_host(g, modules)
         if args.only:
             chosen = [c for c in checks if args.only in c.name and not c.title.startswith("build ")]
             checks = [c for c in checks if c.title.startswith("build ")] + chosen * args.repeat

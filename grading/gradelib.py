@@ -27,6 +27,7 @@ import io
 import math
 import os
 import re
+import select
 import shutil
 import signal
 import stat
@@ -377,6 +378,29 @@ def _built(name, suffix, flags, libs, source=None):
     return path
 
 
+def output_ends(stream, timeout, keep=1 << 16):
+    """Reads the pipe stream to its end in pieces: (its first keep bytes,
+    its last keep bytes, how many bytes between were dropped), so that the
+    grader holds at most 2 x keep bytes of it, however much a process (a
+    compiler's error messages, expanded through macro after macro) prints.
+    subprocess.TimeoutExpired when it has not ended after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    head, tail, dropped = bytearray(), bytearray(), 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([stream], [], [], left)[0]:
+            raise subprocess.TimeoutExpired("output", timeout)
+        chunk = os.read(stream.fileno(), 1 << 16)
+        if not chunk:
+            return bytes(head), bytes(tail), dropped
+        room = keep - len(head)
+        head += chunk[:room]
+        tail += chunk[room:] if room > 0 else chunk
+        if len(tail) > keep:
+            dropped += len(tail) - keep
+            del tail[:len(tail) - keep]
+
+
 def _read_capped(f):
     f.seek(0)
     data = f.read(OUTPUT_LIMIT)
@@ -396,6 +420,7 @@ class Grading:
         self.deadline = math.inf     # when the check being run must be done
         self._n = self._traces = 0
         self.built = set()
+        self.probes = {}    # what each lab's probe(g) learnt of the host, before any student's code ran
         self._files, self._rows = {}, {}     # what file() and rows() read, once per grading
         self._rows_lab = None                # the lab whose CSVs _rows holds
 

@@ -19,6 +19,13 @@ import tarfile
 MAX_BYTES = 200 << 20   # all that a submission may unpack to
 MAX_ENTRIES = 5000
 MAX_DEPTH = 16          # make handin's deepest path has 4 parts
+# What a tar header may hold, checked before tarfile reads, splits or
+# decodes it: a GNU long name (or link name) and a pax header are read whole
+# into memory, and every member's name and pax records are kept until the
+# end, so unbounded ones let a 150 KB tarball take gigabytes.
+MAX_NAME = 4096         # bytes of a name or link name: PATH_MAX (make handin's are under 60)
+MAX_PAX = 8192          # bytes of one pax header
+MAX_PAX_RECORDS = 32    # records a member's pax headers hold (GNU tar writes at most about 12)
 
 
 class Refused(Exception):
@@ -55,6 +62,21 @@ class _Capped:
         return data
 
 
+class _Header(tarfile.TarInfo):
+    """A member whose header is checked before tarfile processes it."""
+
+    def _proc_member(self, tar):
+        # GNU's old sparse format reads extension blocks for as long as they
+        # say more follow: refused before any is read
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise Refused(f"not a plain file or directory: {_shown(self.name)}")
+        if self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK) and self.size > MAX_NAME:
+            raise Refused(f"a GNU long name of {self.size} bytes (at most {MAX_NAME})")
+        if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE) and self.size > MAX_PAX:
+            raise Refused(f"a pax header of {self.size} bytes (at most {MAX_PAX})")
+        return super()._proc_member(tar)
+
+
 def _safe_name(name):
     parts = name.split("/")
     if name.startswith("/") or ".." in parts or "\0" in name:
@@ -81,14 +103,21 @@ def unpack_tar(path, dest):
     sizes = []      # (size, name) of the files so far, for a refusal over the size limit
     try:
         raw = gzip.open(path, "rb")
-        with tarfile.open(fileobj=_Capped(raw, MAX_BYTES), mode="r|") as tar:
+        with tarfile.open(fileobj=_Capped(raw, MAX_BYTES), mode="r|", tarinfo=_Header) as tar:
             count = 0
             for m in tar:
-                sizes.append((m.size, m.name[:100]))
                 count += 1
                 if count > MAX_ENTRIES:
                     raise Refused(f"more than {MAX_ENTRIES} entries")
                 rel = _safe_name(m.name)
+                # tarfile keeps every member: each kept small
+                if len(m.name) > MAX_NAME or len(m.linkname) > MAX_NAME:
+                    raise Refused(f"a name of more than {MAX_NAME} characters: {_shown(m.name)}")
+                if len(m.pax_headers) > MAX_PAX_RECORDS:
+                    raise Refused(f"{_shown(m.name)} has {len(m.pax_headers)} pax records (at most {MAX_PAX_RECORDS})")
+                sizes.append((m.size, m.name[:100]))
+                if m.size > MAX_BYTES:
+                    raise _too_big(sizes)
                 if m.isdir():
                     if rel:
                         os.makedirs(os.path.join(dest, rel), mode=0o700, exist_ok=True)

@@ -9,6 +9,7 @@ import io
 import os
 import re
 import resource
+import stat
 import subprocess
 
 import tracer
@@ -186,12 +187,15 @@ def no_races(g):
     # every run. Small inputs: TSan makes a program 5-15x slower.
     # Where ThreadSanitizer cannot run on the host at all, the check is
     # skipped with the reason and its points leave the maximum: the host's
-    # fault, not the student's.
-    for src in ("labs/4-writers/pwriters.c", "labs/4-writers/datagen.c"):
-        words = unseen_by_tsan(g, src)
-        expect(not words, f"{src} uses {', '.join(clean(w)[:40] for w in words[:3])}, which hides memory "
-               "accesses from ThreadSanitizer: share data through locks and C11 atomics only",
-               f"grep -n 'sanitiz\\|asm' {src}")
+    # fault, not the student's. Only the grader's probe, run before any
+    # student's code (probe, below), says so: a student's program that
+    # makes its own run fail (forking up to the uid's process limit, say)
+    # cannot make the probe fail too.
+    if g.probes["tsan"]:
+        raise Skip(f"ThreadSanitizer cannot run on this host (the grader's own probe, run before any student's "
+                   f"code, fails): {g.probes['tsan']}")
+    # Built from the text the graded build compiled, refused where it
+    # tests for a sanitizer or hides accesses from it (tsan_build).
     tsan_build(g, "pwriters", "datagen")
     # Many items for the pool and the I/O thread: the threads meet often.
     # Fewer for per-file, whose threads all live at once: under TSan 400 of
@@ -459,74 +463,184 @@ def datagen_files(directory):
 
 TSAN_OPTIONS = "report_bugs=1 halt_on_error=0 exitcode=66"
 
-# What keeps ThreadSanitizer from seeing a program's memory accesses: a
-# no_sanitize (or no_sanitize_thread, disable_sanitizer_instrumentation)
-# attribute, or inline assembly, found in the student's own lines after
-# preprocessing, so that no macro hides it.
-UNSEEN = re.compile(r"\w*sanitiz\w*|\b(?:__)?asm(?:__)?\b")
-
-
-def unseen_by_tsan(g, src):
-    """The words in the student's src (its own lines, preprocessed as the
-    students' uid) that would hide accesses from ThreadSanitizer."""
-    limit = 4 << 20     # the kit's sources with glibc's headers: about 100 KB
-    with g._capture() as out:
-        proc = g.box.popen(["cc", "-E", "-std=c11", "-pthread", "-Icommon", src], cwd=g.build, binds=[g.build], cpu=30,
-                           stdout=out, stderr=subprocess.DEVNULL)
-        try:
-            proc.wait(timeout=g._within_check(30))
-        except subprocess.TimeoutExpired:
-            g.box.stop(proc)
-            raise Fail(f"preprocessing {src} took too long", f"cc -E {src}") from None
-        finally:
-            g.box.waited(proc)
-            g.box.end_processes()
-        out.seek(0)
-        text = out.read(limit + 1)
-    expect(proc.returncode == 0, f"{src} does not preprocess (cc -E fails)", f"cc -E -Icommon {src}")
-    expect(len(text) <= limit, f"{src} preprocesses to more than {limit >> 20} MiB", f"cc -E -Icommon {src} | wc -c")
-    own, mine = [], False
-    for line in text.decode("utf-8", "replace").splitlines():
-        marker = re.match(r'# \d+ "([^"]*)"', line)   # which file the lines below come from
-        if marker:
-            mine = os.path.normpath(marker.group(1)) == src
-        elif mine:
-            own.append(line)
-    return sorted(set(UNSEEN.findall("\n".join(own))))
+# What the ThreadSanitizer build of a student's program must not hold, in
+# its text after preprocessing (so that no macro, token pasting, _Pragma or
+# #include hides it). Anywhere, system headers' lines included (a macro of
+# the student's expands there too; no header the kit's programs include
+# spells any of it): what turns ThreadSanitizer off or tells it what to
+# report (no_sanitize("thread"), no_sanitize_thread,
+# disable_sanitizer_instrumentation, optimize("no-sanitize=thread")), the
+# sanitizers' run-time hooks (__tsan_default_options, which sets what
+# TSAN_OPTIONS leaves unset, __tsan_default_suppressions,
+# __tsan_ignore_thread_begin, __sanitizer_*) and TSan's dynamic annotations
+# (AnnotateIgnoreWritesBegin, AnnotateBenignRaceSized).
+UNSEEN = re.compile(r"\w*sanitiz\w*|\w*__(?:tsan|asan|msan|lsan|ubsan|hwasan|interceptor)\w*"
+                    r"|\b(?:WTF)?Annotate\w*|\w*Valgrind\w*", re.I)
+# In the lines of the submission's own files (glibc's headers use them):
+# inline assembly, whose accesses TSan does not see, and what binds a symbol
+# by a name spelt in a string, which "__ts" "an_init" splits (asm labels,
+# weak references, aliases, symbol versions, dlsym), or only where it
+# exists (weak): a function of the sanitizer runtime, present in one build
+# only.
+UNSEEN_OWN = re.compile(r"\b(?:__)?(?:asm|weak|weakref|alias|symver|ifunc)(?:__)?\b|\bdl(?:v?sym|open)\b")
+SYSTEM_HEADERS = ("/usr/include/", "/usr/lib/gcc/", "/usr/local/include/")
+_MARKER = re.compile(r'# \d+ "((?:[^"\\]|\\.)*)"((?: [1-4])*)$')
 
 
 def tsan_build(g, *progs):
-    """progs built with ThreadSanitizer (the kit's Makefile's bin-tsan/,
-    -fsanitize=thread -g -O1) as the students' uid in the grading's build
-    directory, then copied where g.student runs them as PROG-tsan."""
-    progs = [p for p in progs if f"{p}-tsan" not in g.built]    # built once a grading
-    if not progs:
-        return
-    targets = [f"bin-tsan/{p}" for p in progs]
-    proc = g.box.popen(["make", "-s", *targets], cwd=g.build, binds=[g.build], cpu=120,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        out, _ = proc.communicate(timeout=g._within_check(120))
-    except subprocess.TimeoutExpired:
-        g.box.stop(proc)
-        raise Fail("building with ThreadSanitizer took too long", f"make {' '.join(targets)}") from None
-    finally:
-        g.box.waited(proc)
-        g.box.end_processes()
+    """progs built with ThreadSanitizer (-fsanitize=thread -g -O1, the kit's
+    Makefile's TSAN_FLAGS) as the students' uid in the grading's build
+    directory, from the text their graded builds compiled (the Makefile's
+    build/pp/), then copied where g.student runs them as PROG-tsan. Fail
+    where that text differs with -fsanitize=thread (it tests a sanitizer's
+    macro) or holds what hides accesses from ThreadSanitizer (UNSEEN)."""
     for p in progs:
-        built = os.path.join(g.build, "bin-tsan", p)
-        if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
-            raise Fail(f"make bin-tsan/{p} failed: " + clean(out[-400:]), f"make {' '.join(targets)}")
-        with open(built, "rb") as src, open(os.path.join(g.bin, f"{p}-tsan"), "xb") as dst:
-            dst.write(src.read())
+        if f"{p}-tsan" in g.built:     # built once a grading
+            continue
+        src = next(s for s in (PWRITERS, DATAGEN) if s.endswith(f"/{p}.c"))
+        pp = f"build/pp/{p}"
+        again = f"make {pp}.i {pp}.tsan.i {pp}-tsan"
+        with g._capture() as out:
+            proc = g.box.popen(["make", "-s", f"{pp}.i", f"{pp}.tsan.i", f"{pp}-tsan"], cwd=g.build,
+                               binds=[g.build], cpu=120, stdout=out, stderr=subprocess.STDOUT)
+            try:
+                proc.wait(timeout=g._within_check(120))
+            except subprocess.TimeoutExpired:
+                g.box.stop(proc)
+                raise Fail("building with ThreadSanitizer took too long", again) from None
+            finally:
+                g.box.waited(proc)
+                g.box.end_processes()
+            out.seek(0)
+            said = out.read(PP_LIMIT + 1)
+        # Not quoted: the graded build compiled this text, so what fails
+        # here is what the source does under -fsanitize=thread only (an
+        # #include of a file outside the submission, say).
+        expect(proc.returncode == 0 and len(said) <= PP_LIMIT,
+               f"{src} does not build with ThreadSanitizer from the text its graded build compiled: does it "
+               "test for a sanitizer?", again)
+        text, tsan = built_text(g, f"{pp}.i"), built_text(g, f"{pp}.tsan.i")
+        # -g adds a line naming the directory compiled in, nothing else does
+        expect(tsan.replace(f'# 1 "{g.build}//"\n', "", 1) == text,
+               f"{src} preprocesses differently with -fsanitize=thread: it tests for a sanitizer "
+               "(__SANITIZE_THREAD__, __has_feature(thread_sanitizer)); the race check runs what you hand in",
+               f"diff <(cc -E -Icommon {src}) <(cc -E -fsanitize=thread -Icommon {src})")
+        # Which file each line comes from, read from the line markers:
+        # none of them forged (no #line, no '# 1 "/usr/include/stdio.h"'
+        # in any of the submission's files) or naming a file outside it.
+        for name in sorted(marked_files(text)):
+            rel = os.path.normpath(name)
+            expect(not rel.startswith(("/", "..")), f"{src} includes {clean(name)[:80]}, a file outside your "
+                   "submission", f"cc -E -Icommon {src} | grep '^# '")
+            expect(not line_directive(built_text(g, rel)),
+                   f"{clean(rel)[:80]} has a #line or a line marker ('# 1 \"file\"'): the race check reads which "
+                   "file each line comes from", f"grep -n '^ *# *[0-9l]' {clean(rel)[:80]}")
+        own = own_lines(text, src)
+        words = sorted(set(UNSEEN.findall(text)) | set(UNSEEN_OWN.findall(own)))
+        expect(not words, f"{src} uses {', '.join(clean(w)[:40] for w in words[:3])}, which hides memory accesses "
+               "from ThreadSanitizer or tests for it: share data through locks and C11 atomics only",
+               f"cc -E -Icommon {src} | grep -n 'sanitiz\\|tsan\\|asm\\|weak\\|alias\\|dlsym'")
+        built = os.path.join(g.build, f"{pp}-tsan")
+        expect(os.path.isfile(built) and not os.path.islink(built), f"make {pp}-tsan made no program", again)
+        with open(built, "rb") as src_f, open(os.path.join(g.bin, f"{p}-tsan"), "xb") as dst:
+            dst.write(src_f.read())
         g.box.share(os.path.join(g.bin, f"{p}-tsan"), 0o750)
         g.built.add(f"{p}-tsan")
 
 
+PP_LIMIT = 4 << 20     # the kit's sources with glibc's headers preprocess to about 140 KB
+
+
+def built_text(g, rel):
+    """A file of the build directory (the submission's, or one make wrote
+    there), read without following a link, as text: Fail unless it is a
+    regular file of at most PP_LIMIT bytes."""
+    try:
+        fd = os.open(os.path.join(g.build, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        raise Fail(f"{clean(rel)[:80]}: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        expect(stat.S_ISREG(os.fstat(f.fileno()).st_mode), f"{clean(rel)[:80]}: not a file")
+        data = f.read(PP_LIMIT + 1)
+    expect(len(data) <= PP_LIMIT, f"{rel} is more than {PP_LIMIT >> 20} MiB of preprocessed text")
+    return data.decode("utf-8", "surrogateescape")
+
+
+def marked_files(text):
+    """The files that the line markers of text (cc -E's output) name, but
+    the system's headers: the submission's and the kit's common/."""
+    names = {re.sub(r"\\(.)", r"\1", m.group(1)) for m in map(_MARKER.match, text.splitlines()) if m}
+    return {n for n in names if not is_system(n)} - {"<built-in>", "<command-line>"}
+
+
+_TRIGRAPHS = dict(zip("=/'()!<>-", "#\\^[]|{}~"))
+# a string or character literal (one left open runs to the end of its
+# line), or a comment (one left open, to the end of the file)
+_LITERAL_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*(?:"|$)|' r"'(?:\\.|[^'\\\n])*(?:'|$)|//[^\n]*|/\*.*?(?:\*/|\Z)",
+                                 re.S | re.M)
+_LINE_DIRECTIVE = re.compile(r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(?:line\b|[0-9])", re.M)
+
+
+def line_directive(source):
+    """Whether C source (-std=c11: trigraphs, digraphs) may hold a #line or
+    a line marker, the directives that name the file the lines after them
+    come from. Read as cc reads it, but where in doubt (a literal left
+    open) it sees more directives, not fewer: only comments are taken out,
+    each left as a space and its newlines."""
+    text = re.sub(r"\?\?([=/'()!<>-])", lambda m: _TRIGRAPHS[m.group(1)], source)
+    text = re.sub(r"\\[ \t]*\r?\n", "", text)     # lines spliced
+    text = _LITERAL_OR_COMMENT.sub(lambda m: m.group() if m.group()[0] in "\"'"
+                                   else " " + "\n" * m.group().count("\n"), text)
+    return _LINE_DIRECTIVE.search(text) is not None
+
+
+def own_lines(text, src):
+    """The lines of text (cc -E's output for src) from the submission's
+    files and the kit's common/: all but those of the system's headers,
+    as the line markers above them say (none forged: tsan_build has looked
+    for #line in every file they name). A marker that is neither an
+    #include's nor names the file it is in fails all the same."""
+    stack, own, started = [], [], False
+    for line in text.splitlines():
+        m = _MARKER.match(line)
+        if not m:
+            if started and not is_system(stack[-1]):
+                own.append(line)
+            continue
+        name, flags = re.sub(r"\\(.)", r"\1", m.group(1)), m.group(2).split()
+        if not started:
+            # cc's preamble (<built-in>, <command-line> and the implicit
+            # stdc-predef.h), up to the source's line 1, which follows it
+            if "1" in flags:
+                stack.append(name)
+            elif "2" in flags:
+                stack.pop()
+            else:
+                started = name == src and stack == ["<command-line>"]
+                stack = [name]
+            continue
+        if "1" in flags:
+            stack.append(name)
+        elif "2" in flags:
+            stack.pop()
+            expect(stack[-1:] == [name], f"{src}: a line marker returning to {clean(name)[:80]}, which did not "
+                   "include the file it leaves", f"cc -E -Icommon {src} | grep '^# '")
+        else:
+            expect(name == stack[-1], f"{src}: a line marker naming {clean(name)[:80]} in another file's lines",
+                   f"cc -E -Icommon {src} | grep '^# '")
+    expect(started, f"{src}: the preprocessed text never starts on its line 1", f"cc -E -Icommon {src} | head")
+    return "\n".join(own)
+
+
+def is_system(name):
+    """Whether a file cc opened is one of the system's headers."""
+    return name.startswith(SYSTEM_HEADERS) and ".." not in name.split("/")
+
+
 def race_free(g, prog, args):
     """Runs prog's ThreadSanitizer build: Fail on a data race it reports,
-    Skip where ThreadSanitizer cannot run on this host at all.
-    TSAN_OPTIONS in the environment wins over options a program compiles
+    or on any other failure (the probe has shown that ThreadSanitizer runs
+    here). TSAN_OPTIONS in the environment wins over options a program compiles
     in (__tsan_default_options). No address-space limit: the shadow memory
     TSan reserves is terabytes it never touches; the inputs are small."""
     line = " ".join(map(str, args))
@@ -534,9 +648,6 @@ def race_free(g, prog, args):
     r = g.student(f"{prog}-tsan", *args, "-d", ".", timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
                   address_space=resource.RLIM_INFINITY)
     at = r.err.find(b"WARNING: ThreadSanitizer")
-    if at < 0 and r.status != 0 and b"ThreadSanitizer" in r.err and not tsan_runs(g):
-        raise Skip(f"ThreadSanitizer cannot run on this host (the grader's own probe fails too): "
-                   f"{clean(r.err.decode('utf-8', 'replace').strip().splitlines()[0])[:160]}")
     if at >= 0:
         report = r.err[at:].decode("utf-8", "replace").split("\n")
         summary = [x for x in report if x.startswith("SUMMARY: ThreadSanitizer")][:1]
@@ -545,14 +656,20 @@ def race_free(g, prog, args):
     g.ok(r, f"{prog} (built with ThreadSanitizer)", again)
 
 
-def tsan_runs(g):
-    """Whether a ThreadSanitizer build runs here at all, contained as a
-    student's program is: the grader's grading/lab4/tsanprobe.c, built like a
-    shim (g._build) with -fsanitize=thread instead of -shared."""
-    probe = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [], "grading/lab4/tsanprobe.c")
-    r = g.student("tsanprobe", path=probe, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
+def probe(g):
+    """Run by the grader before any student's code (grade.py's probe_host):
+    whether a ThreadSanitizer build runs here at all, contained as a
+    student's program is: g.probes["tsan"] is None, or why not. The probe
+    is the grader's grading/lab4/tsanprobe.c, built like a shim (g._build)
+    with -fsanitize=thread instead of -shared."""
+    try:
+        built = g._build("tsanprobe", "", ["-fsanitize=thread", "-g", "-pthread"], [], "grading/lab4/tsanprobe.c")
+    except Fail as e:
+        g.probes["tsan"] = clean(e.message.splitlines()[-1])[:160]
+        return
+    r = g.student("tsanprobe", path=built, timeout=10, env={"TSAN_OPTIONS": TSAN_OPTIONS},
                   address_space=resource.RLIM_INFINITY)
-    return r.status == 0 and not r.killed
+    g.probes["tsan"] = None if r.status == 0 and not r.killed else r.why("tsanprobe")
 
 
 # ------------------------------------------------------------------ data/lab4-*.csv

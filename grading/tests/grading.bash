@@ -128,3 +128,16 @@ all_mutants_caught() {
 	[ "$(grep -c "^MUTANT .*: caught $times/$times\$" <<<"$output")" -eq "$(grep -c '^MUTANT ' <<<"$output")" ]
 	[ "$(grep -c '^MUTANT ' <<<"$output")" -ge "$3" ]
 }
+
+# grader_peak MIB ARGS...: grade.sh ARGS, and into the file MIB the peak
+# memory in MiB of the grader's own process (not of the compilers and
+# programs it starts, whose memory the sandbox limits).
+grader_peak() {
+	local mib=$1
+	shift
+	python3 -I -B -c '
+import atexit, resource, runpy, sys
+mib, sys.argv = sys.argv[1], sys.argv[2:]
+atexit.register(lambda: open(mib, "w").write(f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10}\n"))
+runpy.run_path(sys.argv[0], run_name="__main__")' "$mib" "$ROOT/grading/grade.py" "$@"
+}

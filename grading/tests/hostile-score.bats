@@ -153,6 +153,38 @@ report_agrees() {
 	grep -q 'more characters)' long.json
 }
 
+@test "150 MB of errors through 60 macro levels from a 110 KB source: the grader stays under 200 MB, quoting the first and last lines" {
+	# the whole output, read at once, took the grader to 619 MiB
+	need_grading
+	cp -R "$BATS_FILE_TMPDIR/subs/reference" flood
+	python3 - flood/labs/1-interleave/runs.c <<-'PY'
+	import sys
+	pad = "/*" + "x" * 1500 + "*/"      # every note quotes its macro's line
+	lines = ["#define M0(x) ((x)->p) " + pad] + [f"#define M{k}(x) M{k - 1}(x) {pad}" for k in range(1, 60)]
+	lines.append("int f(void) { return " + "+".join(["M59(0)"] * 1400) + "; }")
+	# a file outside the submission, whose lines must not be quoted, in the output's end
+	lines.append('#include "/usr/lib/os-release"')
+	open(sys.argv[1], "a").write("\n".join(lines) + "\n")
+	PY
+	grader_peak flood.mib --json flood.json --only 'no check has this name' flood >flood.txt 2>&1
+	echo "the grader's peak: $(cat flood.mib) MiB"
+	[ "$(cat flood.mib)" -lt 200 ]
+	grep -q '^lab1: build runs: FAIL 0/1' flood.txt
+	python3 - flood.json <<-'PY'
+	import json, re, sys
+	out = next(t["output"] for t in json.load(open(sys.argv[1]))["tests"] if t["name"] == "lab1: build runs")
+	lines = out.splitlines()
+	print("\n".join(line[:100] for line in lines))
+	assert lines[0] == "make bin/runs failed:" and lines[-1] == "reproduce: make bin/runs", lines
+	assert lines[1] == "  labs/1-interleave/runs.c: In function 'f':", lines[1]
+	assert re.search(r"^  \(the middle not shown: the whole output is \d{9} bytes\)$", out, re.M), out
+	assert "  (a message about a file outside your submission, not shown)" in lines, out
+	assert "NAME=" not in out and "os-release" not in out, out
+	assert lines[-2] == "  make: *** [Makefile:50: bin/runs] Error 1", lines[-2]
+	assert len(lines) <= 25 and len(out) < 20000, len(out)
+	PY
+}
+
 @test "a tar member 1,200 directories deep: refused in one line, a results.json with 0" {
 	python3 - <<-'PY'
 	import io, tarfile

@@ -233,6 +233,28 @@ tarball() {
 	[ ! -e ../escaped ] && [ ! -e ../../escaped ] && [ ! -e /tmp/iolab-escaped-abs ]
 }
 
+@test "hostile tarballs: a 150 MiB long name, pax records of 150 MiB or by the thousand, a 2^88-byte size, endless sparse blocks: refused in one line, the grader under 200 MB" {
+	# each took the grader's memory to 212-750 MiB before it was refused, or accepted
+	local kind
+	for kind in longname longlink paxpath paxlinkpath paxsize paxrecords hugesize sparse; do
+		python3 "$ROOT/grading/tests/fixtures/hostile/tarheaders.py" $kind
+		grader_peak $kind.mib --json $kind.json $kind.tar.gz >$kind.txt 2>&1 || true
+		echo "$kind ($(stat -c %s $kind.tar.gz) bytes): $(grep "^grade.sh: $kind" $kind.txt), the grader's peak $(cat $kind.mib) MiB"
+		[ "$(cat $kind.mib)" -lt 200 ]
+		[ "$(grep -c "^grade.sh: $kind.tar.gz: " $kind.txt)" -eq 1 ]
+		! grep -q Traceback $kind.txt
+		python3 -c "import json; r = json.load(open('$kind.json')); assert r['score'] == 0 and r['tests'] == []"
+	done
+	grep -qx "grade.sh: longname.tar.gz: a GNU long name of 157286400 bytes (at most 4096)" longname.txt
+	grep -qx "grade.sh: longlink.tar.gz: a GNU long name of 157286400 bytes (at most 4096)" longlink.txt
+	for kind in paxpath paxlinkpath paxsize; do
+		grep -qx "grade.sh: $kind.tar.gz: a pax header of 157286400 bytes (at most 8192)" $kind.txt
+	done
+	grep -qx "grade.sh: paxrecords.tar.gz: 'iolab-handin/f0' has 600 pax records (at most 32)" paxrecords.txt
+	grep -q "^grade.sh: hugesize.tar.gz: unpacks to more than 200 MiB; its largest files: 'iolab-handin/x' (295147905179352825855 MiB)" hugesize.txt
+	grep -qx "grade.sh: sparse.tar.gz: not a plain file or directory: 'iolab-handin/s'" sparse.txt
+}
+
 @test "hostile tarballs: an owner name with spaces is graded as usual" {
 	mkdir t && tar -xzf "$BATS_FILE_TMPDIR/kit/iolab-handin.tar.gz" -C t
 	tar -czf spaces.tar.gz -C t --owner='a b:0' --group='c d:0' iolab-handin

@@ -74,6 +74,20 @@ class Text(unittest.TestCase):
         self.assertIn("outside your submission", shown)
         self.assertNotIn("secret", grade.only_submission("labs/../../x.h:1:1: error: 'secret'\n"))
 
+    def test_a_build_output_read_by_its_ends_quotes_their_lines(self):
+        head = b"labs/1-interleave/writer.c:1:1: error: first\n" + b"x" * 100
+        # the end cut among the lines shown under a message about /etc/passwd
+        tail = b"t:x:0:0:root\n    2 | daemon:x:1:1\nlabs/1-interleave/writer.c:9:2: error: last\n"
+        shown = grade.build_quote(head, tail, 1000)
+        self.assertEqual(shown[0], "labs/1-interleave/writer.c:1:1: error: first")
+        self.assertEqual(shown[2], f"(the middle not shown: the whole output is {len(head) + 1000 + len(tail)} bytes)")
+        self.assertEqual(shown[3:], ["labs/1-interleave/writer.c:9:2: error: last"])
+        many = b"".join(b"labs/1-interleave/writer.c:%d:1: error: e\n" % n for n in range(1, 31))
+        shown = grade.build_quote(many, b"", 0)
+        self.assertEqual((len(shown), shown[9], shown[10], shown[11]),
+                         (21, "labs/1-interleave/writer.c:10:1: error: e", "(10 lines not shown)",
+                          "labs/1-interleave/writer.c:21:1: error: e"))
+
 
 def tarball(path, members):
     with tarfile.open(path, "w:gz") as t:

@@ -35,13 +35,55 @@ setup_file() {
 
 	# A ThreadSanitizer build that fails as if TSan could not run here,
 	# graded by the race check only: the grader's own probe runs, so the
-	# student is not let off.
+	# student is not let off. (Its message spelt in two strings: a source
+	# that names the sanitizer is refused before it runs.)
 	mkdir subs-tsan
 	cp -R unpacked/iolab-handin subs-tsan/fake-fatal
-	sed -i 's/^\tenum strategy strategy = o.strategy;$/&\n\tif (strategy == PER_FILE) {\n\t\tfprintf(stderr, "FATAL: ThreadSanitizer: unexpected memory mapping\\n");\n\t\texit(66);\n\t}/' \
+	sed -i 's/^\tenum strategy strategy = o.strategy;$/&\n\tif (strategy == PER_FILE) {\n\t\tfprintf(stderr, "FATAL: ThreadSan" "itizer: unexpected memory mapping\\n");\n\t\texit(66);\n\t}/' \
 		subs-tsan/fake-fatal/$lab4/pwriters.c
 	cmp -s unpacked/iolab-handin/$lab4/pwriters.c subs-tsan/fake-fatal/$lab4/pwriters.c && return 1
 	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer subs-tsan/fake-fatal >fake-fatal.txt 2>&1 || true
+	# One whose ThreadSanitizer run forks up to the uid's process limit
+	# (each child asleep in a session of its own), prints TSan's error and
+	# kills its reaper: it made the probe, run after it, fail too, and the
+	# check SKIP (2/2, not 2/4) without bubblewrap. The probe now runs
+	# before any student's code. Graded with bubblewrap and without.
+	cp -R unpacked/iolab-handin subs-tsan/fork-fatal
+	python3 - subs-tsan/fork-fatal/$lab4/pwriters.c <<-'PY'
+	import sys
+	at = "\tenum strategy strategy = o.strategy;\n"
+	src = open(sys.argv[1]).read()
+	assert src.count(at) == 1
+	open(sys.argv[1], "w").write(src.replace(at, at + (
+	    "\tif (strategy == PER_FILE) {\n"
+	    "\t\tpid_t reaper = getppid();\n"
+	    "\t\tfor (int i = 0; i < 1000; i++) {\n"
+	    "\t\t\tpid_t child = fork();\n"
+	    "\t\t\tif (child < 0)\n"
+	    "\t\t\t\tbreak;\n"
+	    "\t\t\tif (child == 0) {\n"
+	    "\t\t\t\tsetsid();\n"
+	    "\t\t\t\tsleep(30);\n"
+	    "\t\t\t\t_exit(0);\n"
+	    "\t\t\t}\n"
+	    "\t\t}\n"
+	    "\t\tfprintf(stderr, \"FATAL: ThreadSan\" \"itizer: unexpected memory mapping 0x7b0000000000-0x7c0000000000\\n\");\n"
+	    "\t\tkill(reaper, SIGKILL);\n"
+	    "\t\texit(66);\n"
+	    "\t}\n")))
+	PY
+	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer subs-tsan/fork-fatal >fork-fatal.txt 2>&1 || true
+	"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer --no-bwrap subs-tsan/fork-fatal >fork-fatal-no-bwrap.txt 2>&1 || true
+
+	# The racy pwriters of the mutant pwriters-takes-outside-lock, its race
+	# hidden from ThreadSanitizer in each way hide-from-tsan.py knows,
+	# each graded by the race check only.
+	mutant racy pwriters-takes-outside-lock && mv subs/racy racy || return 1
+	python3 "$ROOT/grading/lab4/tests/hide-from-tsan.py" racy hidden
+	local copy
+	for copy in hidden/*; do
+		"$ROOT/grade.sh" --labs 4 --only ThreadSanitizer "$copy" >"$copy.txt" 2>&1 || true
+	done
 
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 4 >batch.log 2>&1
 }
@@ -79,6 +121,38 @@ says() {
 	grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" "$BATS_FILE_TMPDIR/fake-fatal.txt"
 	grep -q "pwriters (built with ThreadSanitizer): exit status 66 (FATAL: ThreadSanitizer: unexpected memory mapping)" "$BATS_FILE_TMPDIR/fake-fatal.txt"
 	[ "$(grep -c "not checked\|: SKIP" "$BATS_FILE_TMPDIR/fake-fatal.txt")" -eq 0 ]
+}
+
+@test "grade.sh lab 4: a ThreadSanitizer run that forks to the uid's limit, says TSan cannot run and kills its reaper fails, with bubblewrap and without" {
+	local txt
+	for txt in fork-fatal fork-fatal-no-bwrap; do
+		grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" "$BATS_FILE_TMPDIR/$txt.txt"
+		grep -q "pwriters (built with ThreadSanitizer): exit status .*(FATAL: ThreadSanitizer: unexpected memory mapping" \
+			"$BATS_FILE_TMPDIR/$txt.txt"
+		grep -qx "Score: 2/4" "$BATS_FILE_TMPDIR/$txt.txt"
+		[ "$(grep -c "not checked\|: SKIP" "$BATS_FILE_TMPDIR/$txt.txt")" -eq 0 ]
+	done
+	grep -q "^Containment: bubblewrap" "$BATS_FILE_TMPDIR/fork-fatal.txt"
+	! grep -q "^Containment: bubblewrap" "$BATS_FILE_TMPDIR/fork-fatal-no-bwrap.txt"
+	! pgrep -f "iolab-grade.*/bin/pwriters-tsan"
+}
+
+@test "grade.sh lab 4: a race hidden from ThreadSanitizer by a macro, a forged line marker, #line, a header, compiled-in options, a weak reference or TSan's interface fails the race check, saying why" {
+	local way said
+	while IFS='|' read -r way said; do
+		grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" "$BATS_FILE_TMPDIR/hidden/$way.txt"
+		grep -qF -- "$said" "$BATS_FILE_TMPDIR/hidden/$way.txt"
+		grep -qx "Score: 2/4" "$BATS_FILE_TMPDIR/hidden/$way.txt"
+	done <<-'EOF'
+	macro|labs/4-writers/pwriters.c preprocesses differently with -fsanitize=thread: it tests for a sanitizer
+	marker|labs/4-writers/pwriters.c has a #line or a line marker ('# 1 "file"')
+	line|labs/4-writers/pwriters.c has a #line or a line marker ('# 1 "file"')
+	header|labs/4-writers/pwriters.c uses __asm__, which hides memory accesses from ThreadSanitizer
+	options|labs/4-writers/pwriters.c uses __tsan_default_options, which hides
+	weakref|labs/4-writers/pwriters.c uses weakref, which hides
+	interface|labs/4-writers/pwriters.c uses __sanitizer_
+	EOF
+	[ "$(ls "$BATS_FILE_TMPDIR"/hidden/*.txt | wc -l)" -eq 7 ]
 }
 
 @test "grade.sh lab 4: every mutant of pwriters and datagen loses its check in every grading (3, or IOLAB_MUTANT_TIMES)" {
