@@ -22,8 +22,9 @@
 # In the kit, each region is the whole body of one function (a test checks
 # it), so that a stub is a TODO comment and not_written(): the kit's CFLAGS
 # (-Wno-unused-parameter) let a stub leave its parameters unused, and a
-# helper that only a region calls is `static inline` (no unused-function
-# warning). The starter must compile with the kit's -Werror.
+# helper that only a region calls lives in a common/ header or is marked
+# __attribute__((unused)) (clang warns of an unused static function in a .c
+# file, inline or not). The starter must compile with the kit's -Werror.
 #
 # The starter is the kit without the grader: grading/ (its checks, reference
 # answers, tests and fixtures, this tool) and grade.sh are left out, as is
