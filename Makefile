@@ -5,10 +5,13 @@
 # figure, rendered into plot/*.png. Adding a file is enough: no rule to edit.
 
 CC       ?= cc
-# -Wno-unused-parameter: in the students' kit a function still to be written
-# has a stub for a body, which leaves its parameters unused; every other
-# warning stays an error.
-CFLAGS   ?= -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -O2 -pthread
+# What every build needs, whatever CFLAGS says. -Wno-unused-parameter: in
+# the students' kit a function still to be written has a stub for a body,
+# which leaves its parameters unused; every other warning stays an error.
+KIT_CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -pthread
+# CFLAGS=-O0 replaces the optimisation only; EXTRA_CFLAGS=-g adds to both.
+CFLAGS   ?= -O2
+EXTRA_CFLAGS ?=
 CPPFLAGS += -Icommon
 LDLIBS   += -lm
 
@@ -44,7 +47,7 @@ vpath %.py $(sort $(dir $(wildcard labs/*/*.py)))
 all: $(addprefix bin/,$(PROGRAMS) $(PY_TOOLS)) build/test-common bin/fsrecord.so
 
 # One rule per build flavour; -MMD keeps header dependencies in build/.
-compile = $(CC) $(CPPFLAGS) $(CFLAGS) $(1) -MMD -MP -MF build/$(subst /,-,$@).d -o $@ $< $(LDLIBS)
+compile = $(CC) $(CPPFLAGS) $(KIT_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) $(1) -MMD -MP -MF build/$(subst /,-,$@).d -o $@ $< $(LDLIBS)
 bin/%: %.c | build
 	@mkdir -p $(@D)
 	$(call compile)
@@ -65,7 +68,7 @@ build:
 # Python tools, run from the kit.
 bin/fsrecord.so: common/fsrecord.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+	$(CC) $(KIT_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) -shared -fPIC -o $@ $< -ldl
 $(addprefix bin/,$(PY_TOOLS)): bin/%: %.py
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec python3 -B "%s" "$$@"\n' "$(abspath $<)" >$@ && chmod +x $@
@@ -255,4 +258,4 @@ ifneq ($(INSTRUCTOR),)
 	@echo "make rubric     instructors: handout.md's tables \"How Lab N is graded\" written from grading/labN/checks.py"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
-	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="
+	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS= (default -O2)  EXTRA_CFLAGS= (added)"

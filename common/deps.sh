@@ -17,10 +17,13 @@ declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap [
 declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-devel [shellcheck]=ShellCheck [pyflakes3]=python3-pyflakes [pycodestyle]=python3-pycodestyle [cppcheck]=cppcheck)
 declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)" [python3]=python3 [strace]="(not available)" [liburing]="(not available: Linux only)" [shellcheck]=shellcheck [pyflakes3]=pyflakes [pycodestyle]=pycodestyle [cppcheck]=cppcheck)
 
-# installed TOOL: the command is there, or for liburing, its header compiles.
+# installed TOOL: the command is there, or for liburing, its header compiles
+# (with CC, split into words as make does: CC="ccache gcc").
 installed() {
+	local cc
 	if [ "$1" = liburing ]; then
-		printf '#include <liburing.h>\n' | "${CC:-cc}" -E -x c - >/dev/null 2>&1
+		read -ra cc <<<"${CC:-cc}"
+		printf '#include <liburing.h>\n' | "${cc[@]}" -E -x c - >/dev/null 2>&1
 	else
 		command -v "$1" >/dev/null 2>&1
 	fi

@@ -245,7 +245,7 @@ make_starter() {
 
 	if [ "$build" -eq 1 ]; then
 		echo "$PROG: compiling the starter (the kit's CFLAGS, -Werror) ..."
-		if ! env -u CFLAGS make -C "$tmp" -s --no-print-directory all >"$tmp.log" 2>&1; then
+		if ! env -u CFLAGS -u EXTRA_CFLAGS make -C "$tmp" -s --no-print-directory all >"$tmp.log" 2>&1; then
 			sed "s|$tmp/||g" "$tmp.log" >&2
 			rm -f "$tmp.log"
 			die "the starter does not compile: fix the STUB blocks named above (no starter written)"

@@ -278,7 +278,7 @@ failing_json() {
 }
 
 @test "make starter: the starter compiles with no warnings (-Werror)" {
-	run env -u CFLAGS make -C "$(STARTER)" all
+	run env -u CFLAGS -u EXTRA_CFLAGS make -C "$(STARTER)" all
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output != *warning* ]]
