@@ -96,27 +96,33 @@ liburing:
 	@[ -n "$(IOLAB_NO_URING)" ] || bash common/deps.sh liburing || \
 	  echo "(iopattern is built without io_uring: --iodepth will say so, and Lab 5 leaves it out)"
 
-# run_labs LAB...: every lab runs, even after one has failed, then the
-# figures (each that can be drawn: make -k) and the summary, which ends
-# with what is missing and the command that fixes it; the exit status says
-# whether every lab finished and every figure was drawn. A lab that exits 3
-# stopped at a program that is still to be written (not_written() in
-# common/iolab.h). Without gnuplot no figure is tried (deps.sh says how to
-# install it, once), and the summary says so again at the end.
-run_labs = @failed= unwritten=; \
+# run_labs LAB...: every program is built that builds (make -k), then
+# every lab runs, even after one has failed, then the figures (each that
+# can be drawn: make -k) and the summary, which ends with what is missing
+# and the command that fixes it; the exit status says whether every lab
+# finished and every figure was drawn. A lab that exits 3 stopped at a
+# program that is still to be written (not_written() in common/iolab.h);
+# one that exits 4 did not start, a program it runs not built (lab_begin
+# in common/lab.sh): a program that does not build (a new compiler's
+# warning) stops only the labs that run it. Without gnuplot no figure is
+# tried (deps.sh says how to install it, once), and the summary says so
+# again at the end.
+run_labs = @failed= unwritten= unbuilt=; \
+	$(MAKE) -k --no-print-directory all || echo "(some programs did not build, above: the labs that run them will not run)"; \
 	for lab in $(1); do \
 	  bash labs/*/$$lab.sh; status=$$?; \
 	  if [ $$status -eq 3 ]; then unwritten="$$unwritten $$lab"; \
+	  elif [ $$status -eq 4 ]; then unbuilt="$$unbuilt $$lab"; \
 	  elif [ $$status -ne 0 ]; then failed="$$failed $$lab"; fi; \
 	done; \
 	if bash common/deps.sh gnuplot; then $(MAKE) -k --no-print-directory $(2); fi; \
-	bash common/summary.sh --failed "$$failed" --unwritten "$$unwritten" $(1)
+	bash common/summary.sh --failed "$$failed" --unwritten "$$unwritten" --unbuilt "$$unbuilt" $(1)
 
-labs: all
+labs:
 	$(call run_labs,$(LAB_TARGETS),plot)
 
 # A lab redraws its own figures only: plot-labN.
-$(LAB_TARGETS): all
+$(LAB_TARGETS):
 	$(call run_labs,$@,plot-$@)
 
 # PREVIEW=1 also draws each figure as text in the terminal (for SSH sessions).
@@ -126,7 +132,7 @@ plot: $(FIGURES)
 	$(call preview,$(wildcard plot/*.gp))
 PLOT_LABS := $(addprefix plot-,$(LAB_TARGETS))
 .PHONY: $(PLOT_LABS)
-$(PLOT_LABS): plot-%: all
+$(PLOT_LABS): plot-%:
 	@$(MAKE) -s --no-print-directory $(filter plot/$*-%,$(FIGURES))
 	$(call preview,$(wildcard plot/$*-*.gp))
 

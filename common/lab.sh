@@ -139,16 +139,21 @@ LAB_N=$(basename "$0" .sh)
 LAB_N=${LAB_N#lab}
 LAB_DIR=labs/$(basename "$(dirname "$0")")
 
-# lab_begin TITLE PROGRAM...: checks that the lab's programs are built,
+# lab_begin TITLE PROGRAM...: checks that the lab's programs are built
+# (else exit 4, naming what to build: make labs then runs the other labs),
 # announces the lab, describes the machine it runs on, starts measuring
 # how busy the machine is (common/load.py), and reminds the student to
 # write their predictions first (never stops the lab).
 lab_begin() {
-	local title=$1 prog
+	local title=$1 prog missing=()
 	shift
 	for prog in "$@"; do
-		[ -x "$BIN/$prog" ] || { echo "$BIN/$prog is missing: run make first" >&2; exit 1; }
+		[ -x "$BIN/$prog" ] || missing+=("$prog")
 	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "lab$LAB_N cannot run: ${missing[*]} not built (make builds them; its errors say what to fix)" >&2
+		exit 4
+	fi
 	echo "== $title (SCALE=$SCALE, files in $SCRATCH)"
 	bash common/machine.sh "$SCRATCH" "$DATA/machine.txt"
 	"$PYTHON" common/predict.py remind "$PREDICTIONS" "$LAB_N"

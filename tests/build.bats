@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# How the kit builds: the flags every build keeps whatever CFLAGS says, and
-# a CC with arguments.
+# How the kit builds: the flags every build keeps whatever CFLAGS says, a
+# CC with arguments, and a program that does not build stopping only the
+# labs that run it.
 
 load helpers
 
@@ -37,4 +38,26 @@ kit() {
 	[[ $output != *"liburing"*"install"* ]]
 	[ "$(cat kit/build/uring)" = yes ]
 	nm -D kit/bin/iopattern | grep -q io_uring
+}
+
+@test "make labs: a program that does not build stops only the labs that run it; the summary names its source" {
+	# a kit of two labs, each with a program, the second's broken
+	mkdir -p kit/tests kit/labs/1-good kit/labs/2-bad kit/plot
+	cp -R "$ROOT/Makefile" "$ROOT/common" kit/
+	cp -R "$ROOT/tests/unit" kit/tests/
+	printf 'int main(void) { return 0; }\n' >kit/labs/1-good/good.c
+	printf 'int main(void) { return undeclared; }\n' >kit/labs/2-bad/bad.c
+	for lab in 1:good 2:bad; do
+		printf 'source common/lab.sh\nlab_begin "Lab %s" %s\necho "lab %s ran"\nlab_end\n' \
+			"${lab%:*}" "${lab#*:}" "${lab%:*}" >"kit/labs/${lab%:*}-${lab#*:}/lab${lab%:*}.sh"
+	done
+	run env -u BIN IOLAB_NO_INSTALL=1 SCALE=tiny make -C kit labs
+	[ "$status" -ne 0 ]
+	[[ $output == *"labs/2-bad/bad.c"*"undeclared"* ]]	# the compiler's error
+	[[ $output == *"lab2 cannot run: bad not built"* ]]
+	[[ $output == *"== Lab 1 "*"lab 1 ran"* ]]
+	[[ $output != *"lab 2 ran"* ]]
+	[ -x kit/bin/good ]
+	[[ $output == *"Labs that did not finish: lab2"* ]]
+	[[ $output == *"lab2 did not start: a program it runs did not build (the compiler's errors are above). Fix: labs/2-bad/bad.c, then: make lab2"* ]]
 }
