@@ -24,7 +24,8 @@
 # (-Wno-unused-parameter) let a stub leave its parameters unused, and a
 # helper that only a region calls lives in a common/ header or is marked
 # __attribute__((unused)) (clang warns of an unused static function in a .c
-# file, inline or not). The starter must compile with the kit's -Werror.
+# file, inline or not). The starter must compile with the kit's -Werror,
+# here with this machine's compiler; .ci/toolchains builds it with others.
 #
 # The starter is the kit without the grader: grading/ (its checks, reference
 # answers, tests and fixtures, this tool) and grade.sh are left out, as is
