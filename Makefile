@@ -96,11 +96,12 @@ liburing:
 	@[ -n "$(IOLAB_NO_URING)" ] || bash common/deps.sh liburing || \
 	  echo "(iopattern is built without io_uring: --iodepth will say so, and Lab 5 leaves it out)"
 
-# run_labs LAB...: every program is built that builds (make -k), then
-# every lab runs, even after one has failed, then the figures (each that
-# can be drawn: make -k) and the summary, which ends with what is missing
-# and the command that fixes it; the exit status says whether every lab
-# finished and every figure was drawn. A lab that exits 3 stopped at a
+# run_labs LAB...: python3 is checked (the lab scripts need it; deps.sh
+# installs it or says how), every program is built that builds (make -k),
+# then every lab runs, even after one has failed, then the figures (each
+# that can be drawn: make -k) and the summary, which ends with what is
+# missing and the command that fixes it; the exit status says whether
+# every lab finished and every figure was drawn. A lab that exits 3 stopped at a
 # program that is still to be written (not_written() in common/iolab.h);
 # one that exits 4 did not start, a program it runs not built (lab_begin
 # in common/lab.sh): a program that does not build (a new compiler's
@@ -108,6 +109,7 @@ liburing:
 # tried (deps.sh says how to install it, once), and the summary says so
 # again at the end.
 run_labs = @failed= unwritten= unbuilt=; \
+	bash common/deps.sh python3 || exit 1; \
 	$(MAKE) -k --no-print-directory all || echo "(some programs did not build, above: the labs that run them will not run)"; \
 	for lab in $(1); do \
 	  bash labs/*/$$lab.sh; status=$$?; \

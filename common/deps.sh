@@ -93,6 +93,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 
+# bats before 1.4 has no BATS_TEST_TMPDIR, the folder each test runs in:
+# the tests would run in the kit's own folder and overwrite data/. Where
+# the system's package is that old (Ubuntu 22.04's 1.2.1) it is no fix:
+# bats-core's own installer is.
+if [[ " $* " == *" bats "* ]]; then
+	version=$(bats --version | sed -n 's/^Bats \([0-9][0-9.]*\).*/\1/p')
+	IFS=. read -r major minor _ <<<"${version:-0.0}"
+	if [ "${major:-0}" -lt 1 ] || { [ "$major" -eq 1 ] && [ "${minor:-0}" -lt 4 ]; }; then
+		echo "bats ${version:-of an unknown version} is older than 1.4, which the tests need. Fix: git clone --depth 1 https://github.com/bats-core/bats-core /tmp/bats-core && sudo /tmp/bats-core/install.sh /usr/local" >&2
+		exit 1
+	fi
+fi
+
 if [ -n "${all:-}" ]; then
 	echo "gnuplot, bats and liburing are installed. On other systems:"
 	echo "  Fedora: sudo dnf install ${DNF[gnuplot]} ${DNF[bats]} ${DNF[liburing]}"
