@@ -277,7 +277,7 @@ direct_works() {
 	[[ ${lines[1]} == *", fsync: none, buffers in huge pages, seed 1, f" ]]
 	run "$BIN/iopattern" --op write --pattern seq -b 64K --file-size 1M -r 1 f
 	[[ ${lines[1]} == *", buffers in 4k pages, seed 1, f" ]]
-	command -v bwrap >/dev/null || skip "bwrap is not installed (it shows iopattern a setting of never)"
+	why=$(bwrap_starts) || skip "$why (it shows iopattern a setting of never)"
 	local setting=/sys/kernel/mm/transparent_hugepage/enabled
 	[ -e "$setting" ] || skip "this kernel has no $setting"
 	echo "always madvise [never]" >never
