@@ -33,6 +33,21 @@ mkdir -p "$DATA" "$SCRATCH"
 # (pyenv) costs a fraction of a second on every call otherwise.
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 
+# launch_path PATH: PATH as a command given to launch (or to a checker
+# that splits its command line on white space) can hold it: launch splits
+# each command on white space, no shell, so a path under the kit is given
+# relative to it (the labs run from the kit, and so do the commands they
+# start); one with white space left (SCRATCH="/mnt/c/My files") stops the
+# lab, saying why. Use as  cmd_bin=$(launch_path "$BIN")
+launch_path() {
+	local path=${1#"$kit"/}
+	if [[ $path == *[[:space:]]* ]]; then
+		echo "$(basename "$0" .sh): launch splits each command on white space, and '$path' has some: use a folder without (SCRATCH=\$HOME/iolab-scratch, say)" >&2
+		return 1
+	fi
+	echo "$path"
+}
+
 # median: the median of the numbers on stdin, one per line (the mean of
 # the middle two when there is an even number of them): Python's
 # statistics.median, the one common/table.py uses too.
