@@ -46,7 +46,7 @@ for lab in "$@"; do
 		[ "$png" -nt "$gp" ] || fresh=
 		for csv in $(grep -o "data/[A-Za-z0-9_./-]*\.csv" "$gp" | sort -u); do
 			csv=${csv/#data/$DATA}
-			if [ ! -s "$csv" ]; then csvs=; elif [ ! "$png" -nt "$csv" ]; then fresh=; fi
+			if [ -z "$(sed -n 2p "$csv" 2>/dev/null)" ]; then csvs=; elif [ ! "$png" -nt "$csv" ]; then fresh=; fi
 		done
 		if [ -z "$csvs" ]; then nodata+=("$png")
 		elif [ -n "$fresh" ]; then drawn+=("$png")
@@ -109,6 +109,6 @@ if [ ${#undrawn[@]} -gt 0 ]; then
 	fi
 fi
 if [ ${#nodata[@]} -gt 0 ]; then
-	echo "  figures without their data yet (their lab did not write it): ${nodata[*]}"
+	echo "  figures without their data yet (their lab did not write it, or left it out, saying why): ${nodata[*]}"
 fi
 exit 1
