@@ -14,30 +14,33 @@ kit() {
 
 @test "CFLAGS=-O0 replaces -O2 only: -Werror, -std=c11 and -pthread stay; EXTRA_CFLAGS adds" {
 	kit
-	# a warning (an unused static variable) that -Werror makes an error
-	echo 'static int never_used;' >>kit/labs/1-interleave/writer.c
-	run make -s -C kit bin/writer CFLAGS=-O0 EXTRA_CFLAGS=-DEXTRA_SEEN
+	# a warning (an unused static variable) that -Werror makes an error, in
+	# the one program every kit has: common/'s unit tests
+	echo 'static int never_used;' >>kit/tests/unit/test-common.c
+	run make -s -C kit build/test-common CFLAGS=-O0 EXTRA_CFLAGS=-DEXTRA_SEEN
 	[ "$status" -ne 0 ]
 	[[ $output == *"never_used"*"-Werror"* ]]
-	[ ! -e kit/bin/writer ]
-	run make -n -B -C kit bin/writer CFLAGS=-O0 EXTRA_CFLAGS=-DEXTRA_SEEN
+	[ ! -e kit/build/test-common ]
+	run make -n -B -C kit build/test-common CFLAGS=-O0 EXTRA_CFLAGS=-DEXTRA_SEEN
 	[ "$status" -eq 0 ]
-	line=$(grep -- '-o bin/writer' <<<"$output")
+	line=$(grep -- '-o build/test-common' <<<"$output")
 	for flag in -std=c11 -Werror -pthread -O0 -DEXTRA_SEEN; do
 		[[ " $line " == *" $flag "* ]] || { echo "no $flag in: $line"; return 1; }
 	done
 	[[ " $line " != *" -O2 "* ]]
 }
 
-@test "CC with arguments (CC='env cc', as 'ccache gcc'): liburing is found, iopattern uses it" {
+@test "CC with arguments (CC='env cc', as 'ccache gcc'): liburing is found, by deps.sh and by make's probe" {
 	printf '#include <liburing.h>\n' | cc -E -x c - >/dev/null 2>&1 || skip "liburing-dev is not installed"
 	kit
-	run env IOLAB_NO_INSTALL=1 make -C kit CC="env cc" bin/iopattern
+	run env CC="env cc" IOLAB_NO_INSTALL=1 bash kit/common/deps.sh liburing
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# build/uring: the Makefile's answer to "link with liburing?"
+	run env IOLAB_NO_INSTALL=1 make -C kit CC="env cc" build/uring
 	[ "$status" -eq 0 ]
 	[[ $output != *"without io_uring"* ]]
-	[[ $output != *"liburing"*"install"* ]]
 	[ "$(cat kit/build/uring)" = yes ]
-	nm -D kit/bin/iopattern | grep -q io_uring
 }
 
 @test "make labs: a program that does not build stops only the labs that run it; the summary names its source" {
