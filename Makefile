@@ -5,10 +5,13 @@
 # figure, rendered into plot/*.png. Adding a file is enough: no rule to edit.
 
 CC       ?= cc
-# -Wno-unused-parameter: in the students' kit a function still to be written
-# has a stub for a body, which leaves its parameters unused; every other
-# warning stays an error.
-CFLAGS   ?= -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -O2 -pthread
+# What every build needs, whatever CFLAGS says. -Wno-unused-parameter: in
+# the students' kit a function still to be written has a stub for a body,
+# which leaves its parameters unused; every other warning stays an error.
+KIT_CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -pthread
+# CFLAGS=-O0 replaces the optimisation only; EXTRA_CFLAGS=-g adds to both.
+CFLAGS   ?= -O2
+EXTRA_CFLAGS ?=
 CPPFLAGS += -Icommon
 LDLIBS   += -lm
 
@@ -44,7 +47,7 @@ vpath %.py $(sort $(dir $(wildcard labs/*/*.py)))
 all: $(addprefix bin/,$(PROGRAMS) $(PY_TOOLS)) build/test-common bin/fsrecord.so
 
 # One rule per build flavour; -MMD keeps header dependencies in build/.
-compile = $(CC) $(CPPFLAGS) $(CFLAGS) $(1) -MMD -MP -MF build/$(subst /,-,$@).d -o $@ $< $(LDLIBS)
+compile = $(CC) $(CPPFLAGS) $(KIT_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) $(1) -MMD -MP -MF build/$(subst /,-,$@).d -o $@ $< $(LDLIBS)
 bin/%: %.c | build
 	@mkdir -p $(@D)
 	$(call compile)
@@ -78,7 +81,7 @@ build:
 # Python tools, run from the kit.
 bin/fsrecord.so: common/fsrecord.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+	$(CC) $(KIT_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) -shared -fPIC -o $@ $< -ldl
 $(addprefix bin/,$(PY_TOOLS)): bin/%: %.py
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec python3 -B "%s" "$$@"\n' "$(abspath $<)" >$@ && chmod +x $@
@@ -107,27 +110,35 @@ liburing:
 	@[ -n "$(IOLAB_NO_URING)" ] || bash common/deps.sh liburing || \
 	  echo "(iopattern is built without io_uring: --iodepth will say so, and Lab 5 leaves it out)"
 
-# run_labs LAB...: every lab runs, even after one has failed, then the
-# figures (each that can be drawn: make -k) and the summary, which ends
-# with what is missing and the command that fixes it; the exit status says
-# whether every lab finished and every figure was drawn. A lab that exits 3
-# stopped at a program that is still to be written (not_written() in
-# common/iolab.h). Without gnuplot no figure is tried (deps.sh says how to
-# install it, once), and the summary says so again at the end.
-run_labs = @failed= unwritten=; \
+# run_labs LAB...: python3 is checked (the lab scripts need it; deps.sh
+# installs it or says how), every program is built that builds (make -k),
+# then every lab runs, even after one has failed, then the figures (each
+# that can be drawn: make -k) and the summary, which ends with what is
+# missing and the command that fixes it; the exit status says whether
+# every lab finished and every figure was drawn. A lab that exits 3 stopped at a
+# program that is still to be written (not_written() in common/iolab.h);
+# one that exits 4 did not start, a program it runs not built (lab_begin
+# in common/lab.sh): a program that does not build (a new compiler's
+# warning) stops only the labs that run it. Without gnuplot no figure is
+# tried (deps.sh says how to install it, once), and the summary says so
+# again at the end.
+run_labs = @failed= unwritten= unbuilt=; \
+	bash common/deps.sh python3 || exit 1; \
+	$(MAKE) -k --no-print-directory all || echo "(some programs did not build, above: the labs that run them will not run)"; \
 	for lab in $(1); do \
 	  bash labs/*/$$lab.sh; status=$$?; \
 	  if [ $$status -eq 3 ]; then unwritten="$$unwritten $$lab"; \
+	  elif [ $$status -eq 4 ]; then unbuilt="$$unbuilt $$lab"; \
 	  elif [ $$status -ne 0 ]; then failed="$$failed $$lab"; fi; \
 	done; \
 	if bash common/deps.sh gnuplot; then $(MAKE) -k --no-print-directory $(2); fi; \
-	bash common/summary.sh --failed "$$failed" --unwritten "$$unwritten" $(1)
+	bash common/summary.sh --failed "$$failed" --unwritten "$$unwritten" --unbuilt "$$unbuilt" $(1)
 
-labs: all
+labs:
 	$(call run_labs,$(LAB_TARGETS),plot)
 
 # A lab redraws its own figures only: plot-labN.
-$(LAB_TARGETS): all
+$(LAB_TARGETS):
 	$(call run_labs,$@,plot-$@)
 
 # PREVIEW=1 also draws each figure as text in the terminal (for SSH sessions).
@@ -137,7 +148,7 @@ plot: $(FIGURES)
 	$(call preview,$(wildcard plot/*.gp))
 PLOT_LABS := $(addprefix plot-,$(LAB_TARGETS))
 .PHONY: $(PLOT_LABS)
-$(PLOT_LABS): plot-%: all
+$(PLOT_LABS): plot-%:
 	@$(MAKE) -s --no-print-directory $(filter plot/$*-%,$(FIGURES))
 	$(call preview,$(wildcard plot/$*-*.gp))
 
@@ -269,4 +280,4 @@ ifneq ($(INSTRUCTOR),)
 	@echo "make rubric     instructors: handout.md's tables \"How Lab N is graded\" written from grading/labN/checks.py"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
-	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS="
+	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS= (default -O2)  EXTRA_CFLAGS= (added)"

@@ -17,10 +17,13 @@ declare -A APT=([gnuplot]=gnuplot-nox [bats]=bats [fio]=fio [bwrap]=bubblewrap [
 declare -A DNF=([gnuplot]=gnuplot-minimal [bats]=bats [fio]=fio [bwrap]=bubblewrap [python3]=python3 [strace]=strace [liburing]=liburing-devel [shellcheck]=ShellCheck [pyflakes3]=python3-pyflakes [pycodestyle]=python3-pycodestyle [cppcheck]=cppcheck)
 declare -A BREW=([gnuplot]=gnuplot [bats]=bats-core [fio]=fio [bwrap]="(not available)" [python3]=python3 [strace]="(not available)" [liburing]="(not available: Linux only)" [shellcheck]=shellcheck [pyflakes3]=pyflakes [pycodestyle]=pycodestyle [cppcheck]=cppcheck)
 
-# installed TOOL: the command is there, or for liburing, its header compiles.
+# installed TOOL: the command is there, or for liburing, its header compiles
+# (with CC, split into words as make does: CC="ccache gcc").
 installed() {
+	local cc
 	if [ "$1" = liburing ]; then
-		printf '#include <liburing.h>\n' | "${CC:-cc}" -E -x c - >/dev/null 2>&1
+		read -ra cc <<<"${CC:-cc}"
+		printf '#include <liburing.h>\n' | "${cc[@]}" -E -x c - >/dev/null 2>&1
 	else
 		command -v "$1" >/dev/null 2>&1
 	fi
@@ -86,6 +89,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 		echo "  sudo apt-get install ${packages[*]}        # Debian, Ubuntu" >&2
 		echo "  sudo dnf install $(for t in "${missing[@]}"; do printf '%s ' "${DNF[$t]}"; done)  # Fedora" >&2
 		echo "  brew install $(for t in "${missing[@]}"; do printf '%s ' "${BREW[$t]}"; done)  # macOS (the labs themselves need Linux)" >&2
+		exit 1
+	fi
+fi
+
+# bats before 1.4 has no BATS_TEST_TMPDIR, the folder each test runs in:
+# the tests would run in the kit's own folder and overwrite data/. Where
+# the system's package is that old (Ubuntu 22.04's 1.2.1) it is no fix:
+# bats-core's own installer is.
+if [[ " $* " == *" bats "* ]]; then
+	version=$(bats --version | sed -n 's/^Bats \([0-9][0-9.]*\).*/\1/p')
+	IFS=. read -r major minor _ <<<"${version:-0.0}"
+	if [ "${major:-0}" -lt 1 ] || { [ "$major" -eq 1 ] && [ "${minor:-0}" -lt 4 ]; }; then
+		echo "bats ${version:-of an unknown version} is older than 1.4, which the tests need. Fix: git clone --depth 1 https://github.com/bats-core/bats-core /tmp/bats-core && sudo /tmp/bats-core/install.sh /usr/local" >&2
 		exit 1
 	fi
 fi

@@ -33,6 +33,21 @@ mkdir -p "$DATA" "$SCRATCH"
 # (pyenv) costs a fraction of a second on every call otherwise.
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 
+# launch_path PATH: PATH as a command given to launch (or to a checker
+# that splits its command line on white space) can hold it: launch splits
+# each command on white space, no shell, so a path under the kit is given
+# relative to it (the labs run from the kit, and so do the commands they
+# start); one with white space left (SCRATCH="/mnt/c/My files") stops the
+# lab, saying why. Use as  cmd_bin=$(launch_path "$BIN")
+launch_path() {
+	local path=${1#"$kit"/}
+	if [[ $path == *[[:space:]]* ]]; then
+		echo "$(basename "$0" .sh): launch splits each command on white space, and '$path' has some: use a folder without (SCRATCH=\$HOME/iolab-scratch, say)" >&2
+		return 1
+	fi
+	echo "$path"
+}
+
 # median: the median of the numbers on stdin, one per line (the mean of
 # the middle two when there is an even number of them): Python's
 # statistics.median, the one common/table.py uses too.
@@ -139,16 +154,21 @@ LAB_N=$(basename "$0" .sh)
 LAB_N=${LAB_N#lab}
 LAB_DIR=labs/$(basename "$(dirname "$0")")
 
-# lab_begin TITLE PROGRAM...: checks that the lab's programs are built,
+# lab_begin TITLE PROGRAM...: checks that the lab's programs are built
+# (else exit 4, naming what to build: make labs then runs the other labs),
 # announces the lab, describes the machine it runs on, starts measuring
 # how busy the machine is (common/load.py), and reminds the student to
 # write their predictions first (never stops the lab).
 lab_begin() {
-	local title=$1 prog
+	local title=$1 prog missing=()
 	shift
 	for prog in "$@"; do
-		[ -x "$BIN/$prog" ] || { echo "$BIN/$prog is missing: run make first" >&2; exit 1; }
+		[ -x "$BIN/$prog" ] || missing+=("$prog")
 	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "lab$LAB_N cannot run: ${missing[*]} not built (make builds them; its errors say what to fix)" >&2
+		exit 4
+	fi
 	echo "== $title (SCALE=$SCALE, files in $SCRATCH)"
 	bash common/machine.sh "$SCRATCH" "$DATA/machine.txt"
 	"$PYTHON" common/predict.py remind "$PREDICTIONS" "$LAB_N"

@@ -7,7 +7,8 @@
 # They read files only, from the kit's folder, and run no program: a lab's
 # results, the medians its script wrote for the figures (common/table.py
 # --out) and data/machine.txt. A figure whose CSV files are not there yet
-# (its lab has not run) is skipped with a note.
+# (its lab has not run), or hold no row (its lab left the experiment out,
+# as Lab 5 does where O_DIRECT is refused), is skipped with a note.
 set -euo pipefail
 preview=
 if [ "${1-}" = --preview ]; then preview=1; shift; fi
@@ -19,6 +20,10 @@ bash "$kit/common/deps.sh" gnuplot
 for csv in $(grep -o "data/[A-Za-z0-9_./-]*\.csv" "$gp" | sort -u); do
 	if [ ! -s "$csv" ]; then
 		echo "skip ${png:-$gp}: no $csv yet (run its lab first)"
+		exit 0
+	fi
+	if [ -z "$(sed -n 2p "$csv")" ]; then
+		echo "skip ${png:-$gp}: $csv has no row (its lab left the experiment out, saying why)"
 		exit 0
 	fi
 done

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/time.h>
 #include <time.h>
 
 #define NS_PER_S 1000000000LL
@@ -49,6 +50,12 @@ static inline int64_t thread_cpu_ns(void)
 static inline double ns_to_s(int64_t ns)
 {
 	return (double)ns / NS_PER_S;
+}
+
+/* A struct timeval (getrusage's and wait4's CPU times) in seconds. */
+static inline double timeval_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
 /* Prints "label: 1.234567 s" on one line. */

@@ -28,6 +28,7 @@ import math
 import os
 import re
 import select
+import shlex
 import shutil
 import signal
 import stat
@@ -361,7 +362,7 @@ def _built(name, suffix, flags, libs, source=None):
     each write a file of their own and rename it into place, so neither
     sees half a program."""
     src = os.path.join(KIT, source or os.path.join("grading", name + ".c"))
-    cc = os.environ.get("CC", "cc")
+    cc = shlex.split(os.environ.get("CC", "cc"))  # "ccache gcc", as make takes it
     with open(src, "rb") as f:
         key = hashlib.sha256(f.read() + repr((cc, flags, libs)).encode()).hexdigest()[:16]
     cache = os.path.join(KIT, "build", "grading")
@@ -370,7 +371,7 @@ def _built(name, suffix, flags, libs, source=None):
         return path
     os.makedirs(cache, mode=0o700, exist_ok=True)
     tmp = f"{path}.{os.getpid()}"
-    built = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", *flags, "-o", tmp, src, *libs],
+    built = subprocess.run([*cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", *flags, "-o", tmp, src, *libs],
                            capture_output=True, text=True)
     if built.returncode != 0:
         raise Fail(f"the grader could not build its {name}.c: ask your instructor\n" + built.stderr[-500:])

@@ -266,3 +266,18 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 	[ "$status" -eq 0 ]
 	[ "$(head -c 8 fig.png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
 }
+
+@test "machine.sh: the scratch file system and its mount options; without findmnt (a chroot), ext4 named from statfs, not ext2/ext3" {
+	[ "$(stat -f -c %T .)" = ext2/ext3 ] || skip "the test's folder is not on ext4 but $(stat -f -c %T .)"
+	bash "$ROOT/common/machine.sh" . m.txt
+	grep -qx "scratch_dir_fs: $(findmnt -n -o FSTYPE --target . | tail -1)" m.txt
+	grep -qx "scratch_dir_mount_options: $(findmnt -n -o OPTIONS --target . | tail -1)" m.txt
+	# a PATH without findmnt, as in a chroot, where it finds no mount
+	mkdir path
+	for cmd in bash stat basename readlink date uname sed awk getconf cat head tail ldd mv rm cc; do
+		ln -s "$(command -v "$cmd")" path/
+	done
+	PATH=$PWD/path bash "$ROOT/common/machine.sh" . chroot.txt
+	grep -qx 'scratch_dir_fs: ext4' chroot.txt
+	grep -qx 'scratch_dir_mount_options: unknown (findmnt cannot see the mount here: a chroot?)' chroot.txt
+}

@@ -28,6 +28,19 @@ teardown() {
 	show_failed_run
 }
 
+# bwrap_starts [OPTION...]: bubblewrap is installed and starts a sandbox
+# here (with those options, e.g. --unshare-all as the grader's), or says
+# why in one line, bubblewrap's own message, and fails. Installed is not
+# enough: in a chroot, in a container under Docker's default seccomp
+# profile, or where unprivileged user namespaces are off (Ubuntu 24.04's
+# AppArmor), it cannot make its namespaces. Use as
+#   why=$(bwrap_starts) || skip "$why"
+bwrap_starts() {
+	local out
+	command -v bwrap >/dev/null || { echo "bubblewrap is not installed"; return 1; }
+	out=$(bwrap --dev-bind / / "$@" true 2>&1) || { echo "bubblewrap cannot start here: $out"; return 1; }
+}
+
 # lines CHAR N: prints N lines holding CHAR, the files the labs produce.
 lines() {
 	# One process, not a loop: bats traces every command a test runs, and

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # make labs / make labN never claim what they did not do: the summary ends
 # with every lab that did not finish and every figure not drawn, each with
-# the command that fixes it, and the exit status says so. deps.sh waits for
-# another apt-get's locks instead of failing.
+# the command that fixes it, and the exit status says so; python3 missing,
+# they say so before any lab runs. deps.sh waits for another apt-get's
+# locks instead of failing, and refuses a bats too old for the tests.
 
 load helpers
 
@@ -79,7 +80,7 @@ lab1_results() {
 	[ "$status" -eq 1 ]
 	# the last lines, in this order: the lab, then the figures and the command
 	sed -n '/^== Not done/,$p' <<<"$output" >tail.txt
-	[ "$(tail -n 1 <<<"$output")" = "  figures without their data yet (their lab did not write it): plot/lab2-locks.png plot/lab2-runs.png plot/lab2-time.png" ]
+	[ "$(tail -n 1 <<<"$output")" = "  figures without their data yet (their lab did not write it, or left it out, saying why): plot/lab2-locks.png plot/lab2-runs.png plot/lab2-time.png" ]
 	grep -q "Labs that did not finish: lab2" tail.txt
 	grep -q "lab2 failed (its error is above); once it is fixed: make lab2" tail.txt
 	grep -q "figures not drawn: plot/lab1-runs.png plot/lab1-time.png" tail.txt
@@ -117,4 +118,31 @@ lab1_results() {
 	[[ $(tail -n 4 <<<"$output") == *"figures not drawn: plot/lab1-runs.png plot/lab1-time.png"*"gnuplot is not installed. Fix: "*" && make plot"* ]]
 	# deps.sh's "Missing: gnuplot" was said once, not once per figure
 	[ "$(grep -c 'Missing: gnuplot' <<<"$output")" -eq 1 ]
+}
+
+@test "make labN without python3: says so, with the command that installs it, before any lab runs" {
+	local lab
+	lab=$(basename "$(ls "$ROOT"/labs/*/lab[0-9].sh | head -1)" .sh)	# the kit's first
+	kit
+	path_without python3
+	run env -u BIN PATH="$BATS_TEST_TMPDIR/path" IOLAB_NO_INSTALL=1 DATA="$PWD/data" \
+		make -s --no-print-directory -C kit "$lab" SCALE=tiny SCRATCH="$PWD/scratch"
+	[ "$status" -ne 0 ]
+	[[ ${lines[0]} == "Missing: python3. Install with one of:" ]]
+	[[ $output == *"sudo apt-get install python3 "* ]]
+	[[ $output != *"== Lab "* ]]
+	[ ! -e "data/$lab.csv" ]
+}
+
+@test "deps.sh bats: a bats older than 1.4 (Ubuntu 22.04's 1.2.1) is refused, with the command that installs a newer one" {
+	mkdir -p "$BATS_TEST_TMPDIR/old"
+	printf '#!/bin/sh\necho "Bats 1.2.1"\n' >"$BATS_TEST_TMPDIR/old/bats"
+	chmod +x "$BATS_TEST_TMPDIR/old/bats"
+	run env PATH="$BATS_TEST_TMPDIR/old:$PATH" bash "$ROOT/common/deps.sh" bats python3
+	[ "$status" -eq 1 ]
+	[ "$output" = "bats 1.2.1 is older than 1.4, which the tests need. Fix: git clone --depth 1 https://github.com/bats-core/bats-core /tmp/bats-core && sudo /tmp/bats-core/install.sh /usr/local" ]
+	printf '#!/bin/sh\necho "Bats 1.13.0"\n' >"$BATS_TEST_TMPDIR/old/bats"
+	run env PATH="$BATS_TEST_TMPDIR/old:$PATH" bash "$ROOT/common/deps.sh" bats
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }

@@ -168,7 +168,7 @@ NPROC_SLACK=8
 
 @test "grade.sh, not root, in bubblewrap: a fork bomb is held to the sandbox's process limit" {
 	local uid peak=0 n dir run=()
-	command -v bwrap >/dev/null || skip "needs bubblewrap: without it a user who is not root is refused"
+	why=$(bwrap_starts --unshare-all) || skip "needs bubblewrap, without which a user who is not root is refused: $why"
 	if [ "$(id -u)" -eq 0 ]; then
 		# the grader as nobody, on its own copy of the kit and the submission
 		uid=65534
@@ -207,7 +207,7 @@ NPROC_SLACK=8
 	if [ "$(id -u)" -eq 0 ]; then
 		grep -q '^Containment: .*own uid 15' "$BATS_FILE_TMPDIR/grades/reference.txt"
 	fi
-	if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-all true 2>/dev/null; then
+	if bwrap_starts --unshare-all >/dev/null; then
 		grep -q '^Containment: bubblewrap sandbox' "$BATS_FILE_TMPDIR/grades/reference.txt"
 	else
 		grep -q '^Containment: .*second layer missing' "$BATS_FILE_TMPDIR/grades/reference.txt"

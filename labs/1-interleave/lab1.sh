@@ -28,6 +28,8 @@ file=$(scratch_file lab1.txt)
 out=$(scratch_file lab1-launch.csv)
 summary=$(scratch_file lab1-runs.csv)
 run_list=$(scratch_file lab1-run-list.csv)
+# the writers' command lines, which launch splits on white space
+cmd_bin=$(launch_path "$BIN") cmd_file=$(launch_path "$file")
 
 csv_open "$DATA/lab1.csv"
 
@@ -42,7 +44,7 @@ experiment() {
 
 	for ((trial = 1; trial <= trials; trial++)); do
 		"$BIN/launch" --csv -f "$file" \
-			"$BIN/writer -c A $opts $file" "$BIN/writer -c B $opts $file" >"$out"
+			"$cmd_bin/writer -c A $opts $cmd_file" "$cmd_bin/writer -c B $opts $cmd_file" >"$out"
 		"$BIN/runs" --summary-csv "$file" >"$summary"
 		"$BIN/runs" --csv "$file" >"$run_list"
 		echo -n "  $name${buffer:+ -b $buffer}, trial $trial: "

@@ -54,12 +54,6 @@ static char **split_command(char *cmd)
 	return argv;
 }
 
-/* inline: the students' kit does not call it until reap_children() is written. */
-static inline double tv_s(struct timeval tv)
-{
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
 /*
  * The start barrier is a pipe, gate[0] its read end and gate[1] its write
  * end. barrier_open() makes it before the fork, so that every child has both
@@ -139,8 +133,8 @@ static void reap_children(const pid_t pids[], int n, int64_t released,
 		results[i] = (struct result){
 			.start_delay_s = ns_to_s(reports[i].started_ns - released),
 			.wall_s = ns_to_s(ended - released),
-			.user_s = tv_s(ru.ru_utime),
-			.sys_s = tv_s(ru.ru_stime),
+			.user_s = timeval_s(ru.ru_utime),
+			.sys_s = timeval_s(ru.ru_stime),
 			.vol_cs = ru.ru_nvcsw,
 			.invol_cs = ru.ru_nivcsw,
 			.exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
@@ -151,8 +145,9 @@ static void reap_children(const pid_t pids[], int n, int64_t released,
 	/* STUB
 	// TODO: reap every child with wait4(), which also hands back its rusage,
 	// and fill in results[i] for child i: start delay and elapsed time from
-	// the release (now_ns()), user and system CPU time (tv_s()), voluntary and
-	// involuntary context switches, and exit status (128 + signal if killed).
+	// the release (now_ns()), user and system CPU time (timeval_s(), in
+	// timing.h), voluntary and involuntary context switches, and exit status
+	// (128 + signal if killed).
 	not_written("reap_children(): reaping the children with wait4()");
 	*/
 }
@@ -204,10 +199,10 @@ static int run_trial(char **cmds[], int n, struct child_report *reports,
 }
 
 /* One line of statistics; with one trial there is no spread: "-". */
-static void print_summary(const char *label, const double *x, int trials)
+static void print_summary(const char *label, const double *x, size_t trials)
 {
 	double scratch[trials];
-	struct summary s = summarize(x, (size_t)trials, scratch);
+	struct summary s = summarize(x, trials, scratch);
 	char sd[32] = "-";
 
 	if (trials > 1)
@@ -239,15 +234,16 @@ static struct rendezvous *make_rendezvous(void)
 
 /* Below main: the command line and the report. */
 struct options {
-	int trials, csv, n;
+	size_t trials;	/* unsigned: no path sizes an array of trials negative */
+	int csv, n;
 	const char *file;	/* -f: removed before each trial */
 	const char *texts[MAX_CHILDREN];	/* the commands as given */
 	char **cmds[MAX_CHILDREN];		/* split into words */
 };
 static void parse_args(int argc, char **argv, struct options *o);
 static void print_header(int csv);
-static void print_rows(int t, const struct result *r, int n, const char *const texts[], int csv);
-static void print_summaries(const struct result *results, int trials, int n,
+static void print_rows(size_t t, const struct result *r, int n, const char *const texts[], int csv);
+static void print_summaries(const struct result *results, size_t trials, int n,
 			    const char *const texts[]);
 
 int main(int argc, char **argv)
@@ -255,18 +251,19 @@ int main(int argc, char **argv)
 	struct options o;
 
 	parse_args(argc, argv, &o);
-	int trials = o.trials, n = o.n;
+	size_t trials = o.trials;
+	int n = o.n;
 	struct child_report *reports = mmap(NULL, n * sizeof *reports,
 		PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (reports == MAP_FAILED)
 		die_errno("mmap");
-	struct result *results = xmalloc((size_t)trials * n * sizeof *results);
+	struct result *results = xmalloc(trials * n * sizeof *results);
 	struct rendezvous *meet = make_rendezvous();
 
 	print_header(o.csv);
 	int failed = 0;
-	for (int t = 0; t < trials; t++) {
-		struct result *r = results + (size_t)t * n;
+	for (size_t t = 0; t < trials; t++) {
+		struct result *r = results + t * n;
 
 		if (o.file != NULL && unlink(o.file) != 0 && errno != ENOENT)
 			die_errno(o.file);
@@ -303,18 +300,18 @@ static void print_header(int csv)
 }
 
 /* Trial t's line (or --csv row) for each child. */
-static void print_rows(int t, const struct result *r, int n, const char *const texts[], int csv)
+static void print_rows(size_t t, const struct result *r, int n, const char *const texts[], int csv)
 {
 	for (int i = 0; i < n; i++) {
 		if (csv) {
-			printf("%d,%d,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,", t + 1, i + 1,
+			printf("%zu,%d,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,", t + 1, i + 1,
 			       r[i].start_delay_s, r[i].wall_s, r[i].user_s,
 			       r[i].sys_s, r[i].vol_cs, r[i].invol_cs,
 			       r[i].exit_status);
 			csv_field(stdout, texts[i]);
 			putchar('\n');
 		} else {
-			printf("%5d %5d %10.3f %9.4f %9.4f %9.4f %7ld %9ld %6d  %s\n",
+			printf("%5zu %5d %10.3f %9.4f %9.4f %9.4f %7ld %9ld %6d  %s\n",
 			       t + 1, i + 1, r[i].start_delay_s * 1e3,
 			       r[i].wall_s, r[i].user_s, r[i].sys_s,
 			       r[i].vol_cs, r[i].invol_cs, r[i].exit_status,
@@ -324,18 +321,18 @@ static void print_rows(int t, const struct result *r, int n, const char *const t
 }
 
 /* Each child's statistics over the trials. */
-static void print_summaries(const struct result *results, int trials, int n,
+static void print_summaries(const struct result *results, size_t trials, int n,
 			    const char *const texts[])
 {
 	double wall[trials], user[trials], sys[trials];
 
 	for (int i = 0; i < n; i++) {
-		for (int t = 0; t < trials; t++) {
-			wall[t] = results[(size_t)t * n + i].wall_s;
-			user[t] = results[(size_t)t * n + i].user_s;
-			sys[t] = results[(size_t)t * n + i].sys_s;
+		for (size_t t = 0; t < trials; t++) {
+			wall[t] = results[t * n + i].wall_s;
+			user[t] = results[t * n + i].user_s;
+			sys[t] = results[t * n + i].sys_s;
 		}
-		printf("\nchild %d over %d trials: %s\n", i + 1, trials, texts[i]);
+		printf("\nchild %d over %zu trials: %s\n", i + 1, trials, texts[i]);
 		printf("  %-13s %9s %9s %9s %9s %9s\n", "", "mean", "median",
 		       "stddev", "min", "max");
 		print_summary("wall_s", wall, trials);
@@ -368,7 +365,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int trials = 1, csv = 0, opt;
+	size_t trials = 1;
+	int csv = 0, opt;
 	const char *file = NULL;
 
 	iolab_init(argv[0], usage);
@@ -376,7 +374,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	while ((opt = getopt_long(argc, argv, "+r:f:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
-			trials = (int)parse_count("-r", optarg, 1, 10000);
+			trials = (size_t)parse_count("-r", optarg, 1, 10000);
 			break;
 		case 'f':
 			file = optarg;

@@ -32,6 +32,8 @@ step_lines() { echo $(($1 * 20 > 20000 ? $1 * 20 : 20000)); }
 file=$(scratch_file lab2.txt)
 out=$(scratch_file lab2-launch.csv)
 summary=$(scratch_file lab2-runs.csv)
+# the writers' command lines, which launch splits on white space
+cmd_bin=$(launch_path "$BIN") cmd_file=$(launch_path "$file")
 
 csv_open "$DATA/lab2.csv"
 
@@ -45,7 +47,7 @@ trial() {
 	local opts="-n $lines -k $k${*:+ $*}" check multiple
 
 	"$BIN/launch" --csv -f "$file" \
-		"$BIN/$prog -c A $opts $file" "$BIN/$prog -c B $opts $file" >"$out"
+		"$cmd_bin/$prog -c A $opts $cmd_file" "$cmd_bin/$prog -c B $opts $cmd_file" >"$out"
 	# runs exits 1 when a run is not a multiple of K, and also when it cannot
 	# read the file: only the first is a result.
 	if check=$("$BIN/runs" --summary-csv --multiple "$k" "$file" 2>&1); then

@@ -75,11 +75,29 @@ at_least_ios() {
 	[ "$file" -ge "$need" ] || echo "--file-size $need"
 }
 
+# Where the scratch file system refuses O_DIRECT (tmpfs before Linux 6.6,
+# ext4 with data=journal, 9p, some FUSE), iopattern says why and exits 1:
+# every O_DIRECT curve is left out (no_direct holds the reason), the lab
+# says so once and keeps the others. Any other failure (3: not written
+# yet) stops the lab.
+probe=$("$BIN/iopattern" --op read --pattern seq -b 4K --file-size 4K -r 1 --direct --cold \
+	"$file" 2>&1 >/dev/null) && status=0 || status=$?
+no_direct=
+if [ "$status" -eq 1 ] && [[ $probe == *"O_DIRECT"* ]]; then
+	no_direct=$probe
+	echo "  every O_DIRECT curve (direct, depth, threads) is left out: $no_direct"
+elif [ "$status" -ne 0 ]; then
+	echo "$probe" >&2
+	exit "$status"
+fi
+
 # curve EXPERIMENT SERIES VALUES OPTION OPTIONS...: one point per value of
-# OPTION (-b, --stride, --iodepth or --jobs), with one line of progress.
+# OPTION (-b, --stride, --iodepth or --jobs), with one line of progress;
+# nothing for an O_DIRECT curve where O_DIRECT is refused.
 curve() {
 	local experiment=$1 series=$2 values=$3 option=$4 v start=$SECONDS grow
 	shift 4
+	[[ -z $no_direct || " $* " != *" --direct "* ]] || return 0
 	printf '  %-13s %-14s' "$experiment" "$series"
 	for v in $values; do
 		printf ' %s' "$v"
@@ -141,7 +159,9 @@ in_flight=(--op read --pattern random -b 4K --file-size "$DEPTH_FILE" --total "$
 # says so. Any other failure (3: not written yet) stops the lab.
 probe=$("$BIN/iopattern" --op read --pattern seq -b 4K --file-size 4K -r 1 --iodepth 1 \
 	"$file" 2>&1 >/dev/null) && status=0 || status=$?
-if [ "$status" -eq 0 ]; then
+if [ -n "$no_direct" ]; then
+	:	# its 4 KiB random reads are O_DIRECT: said above
+elif [ "$status" -eq 0 ]; then
 	curve depth io_uring "$DEPTHS" --iodepth "${in_flight[@]}"
 elif [ "$status" -eq 1 ] && [[ $probe == *"needs io_uring"* ]]; then
 	echo "  depth         io_uring       left out: $probe"

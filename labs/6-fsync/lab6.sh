@@ -30,14 +30,16 @@ record() (
 	trap 'exit 143' TERM
 	cd "$dir" || exit 1
 	"$BIN/saver" -s "$1" -n "$RECORDS" -g 1 doc.kv
-	FSRECORD_LOG="$DATA/lab6-logs/$1.log" LD_PRELOAD="$BIN/fsrecord.so" \
+	# LD_PRELOAD is a list split on spaces: the recorder is named, and
+	# found in BIN as a library is (a kit under "my kit/" has a space)
+	FSRECORD_LOG="$DATA/lab6-logs/$1.log" LD_LIBRARY_PATH="$BIN" LD_PRELOAD=fsrecord.so \
 		"$BIN/saver" -s "$1" -n "$RECORDS" -g 2 doc.kv
 )
 for s in $STRATEGIES; do
 	record "$s"
 	printf '  %-13s' "$s"
 	out=$("$BIN/crashstates" --csv --model "$MODELS" --scratch "$SCRATCH" \
-		--check "$BIN/saver --verify -s $s -n $RECORDS -g 2 doc.kv" "$DATA/lab6-logs/$s.log")
+		--check "$(printf %q "$BIN/saver") --verify -s $s -n $RECORDS -g 2 doc.kv" "$DATA/lab6-logs/$s.log")
 	csv_program crashstates "$out" "${CSV_HEADER#strategy,records,}"
 	while IFS= read -r row; do
 		csv_row "$s,$RECORDS,$row"

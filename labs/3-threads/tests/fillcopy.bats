@@ -73,6 +73,11 @@ faults() {
 	if ! grep -qs '\[\(always\|madvise\)\]' /sys/kernel/mm/transparent_hugepage/enabled; then
 		skip "transparent huge pages are not available here (the next test checks the message)"
 	fi
+	# a process can be refused them whatever the system's setting says
+	# (prctl PR_SET_THP_DISABLE, which a container's runtime may set)
+	if grep -qs '^THP_enabled:[[:space:]]*0' /proc/self/status; then
+		skip "huge pages are refused to this process: THP_enabled: 0 in /proc/self/status"
+	fi
 	if [[ $BIN == *san* ]]; then
 		skip "the sanitizers map their shadow memory (an eighth of the buffers) on first use, inside the phases"
 	fi
@@ -89,7 +94,7 @@ faults() {
 }
 
 @test "fillcopy: --pages huge says plainly when transparent huge pages are off, and runs anyway" {
-	command -v bwrap >/dev/null || skip "bwrap is not installed (it shows fillcopy a setting of never)"
+	why=$(bwrap_starts) || skip "$why (it shows fillcopy a setting of never)"
 	local setting=/sys/kernel/mm/transparent_hugepage/enabled
 	[ -e "$setting" ] || skip "this kernel has no $setting"
 	echo "always madvise [never]" >never

@@ -133,3 +133,31 @@ print("%.3f %.3f %.3f" % validate.paired([120, 240, 120, 240, 120], [100, 200, 1
 	[ -s kit/plot/lab5-depth.png ]
 	[ "$(tail -n 1 <<<"$output")" = "Next: open the figures, then answer the questions in handout.md." ]
 }
+
+# A file system that refuses O_DIRECT: ext4 with data=journal, on a loop
+# device (root only), unmounted by teardown whatever the test does.
+teardown() {
+	if [ -n "${journal:-}" ]; then umount "$journal" 2>/dev/null || true; fi
+	show_failed_run
+}
+
+@test "lab5.sh where O_DIRECT is refused (ext4 data=journal): the other curves kept, one line why, machine.txt's mount options" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting an ext4 data=journal file system needs root"
+	command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed (e2fsprogs)"
+	truncate -s 64M ext4.img
+	mkfs.ext4 -q -F ext4.img
+	mkdir mnt
+	mount -o loop,data=journal ext4.img mnt 2>mount.err || skip "no loop mount here: $(cat mount.err)"
+	journal=$BATS_TEST_TMPDIR/mnt
+	DATA="$BATS_TEST_TMPDIR/data" SCRATCH="$journal/s" SCALE=tiny TRIALS=1 \
+		run bash "$ROOT/labs/5-patterns/lab5.sh"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ $output == *"  every O_DIRECT curve (direct, depth, threads) is left out: iopattern: $journal/s/lab5.dat: this file system does not support O_DIRECT (try another directory)"* ]]
+	# every series but the direct ones, none of those
+	run awk -F, 'NR > 1 { print $1 "," $2 }' data/lab5.csv
+	[ "$(sort -u <<<"$output" | tr '\n' ' ')" = "random-read,cached random-read,cold random-write,cached random-write,fsync-each random-write,fsync-end read-size,cached read-size,cold read-stride,cold-128K read-stride,cold-4K write-size,cached write-size,fsync-each write-size,fsync-end write-stride,fsync-end-128K write-stride,fsync-end-4K " ]
+	[ "$(wc -l <data/lab5-depth.csv)" -eq 1 ]
+	grep -qx 'scratch_dir_fs: ext4' data/machine.txt
+	grep -q '^scratch_dir_mount_options: .*data=journal' data/machine.txt
+	umount "$journal" && journal=
+}
