@@ -10,7 +10,9 @@ A crash can happen after any call. What a sync made durable is on the
 disk; what was not synced may be there, or not, or part of it (one block
 of a write and not the next), in the orders the model allows (a model is
 a data file in labs/6-fsync/models/, its rules and source written in it).
-Each state is built in a scratch directory; CMD runs there with one more
+Each state is built in a scratch directory; CMD runs there (a program
+given by a relative path, ../../bin/saver, is found from the directory
+crashstates started in; its arguments name the state's files) with one more
 argument, "during" (the crash came while the program ran) or "after" (it
 had ended: what it said it saved must be there), and exits 0 when the
 state is fine, 1 when it is broken (its first line of output says why).
@@ -44,7 +46,7 @@ MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 MAX_LOG = 64 << 20          # bytes of log read
 MAX_FILE = 16 << 20         # bytes of one file in a state
 CHECK_TIMEOUT = 10          # seconds a checker may take on one state
-KINDS = ("open", "write", "truncate", "sync", "rename", "unlink", "mkdir", "none")
+KINDS = ("open", "write", "truncate", "sync", "sync-all", "rename", "link", "unlink", "mkdir", "none")
 RULES = {"metadata": ("ordered", "any"), "data": ("prefix", "any"), "fsync": ("file", "journal"),
          "rename-flushes-data": ("yes", "no")}
 
@@ -179,7 +181,8 @@ class Op:
         w = self.what
         if self.kind == "data":
             return f"bytes {w['off']}-{w['off'] + len(w['data']) - 1}"
-        return {"create": lambda: f"the name {w['path']}", "mkdir": lambda: f"the directory {w['path']}",
+        return {"create": lambda: f"the name {w['path']}", "link": lambda: f"the name {w['path']}",
+                "mkdir": lambda: f"the directory {w['path']}",
                 "trunc": lambda: f"size {w['size']}", "unlink": lambda: f"{w['path']} removed",
                 "rename": lambda: f"{w['to']} is the file that was {w['frm']}"}[w["op"]]()
 
@@ -198,10 +201,14 @@ def operations(init, calls, model, log):
         if kind is None:
             raise Bad(f"{where}: the model {model.name} ({model.path}) does not say what '{call}' does "
                       f"(it needs a line 'call {call} KIND')")
-        need = {"rename": 2}.get(kind, 0 if kind == "none" else 1)
+        need = {"rename": 2, "link": 2, "sync-all": 0}.get(kind, 1)
         if len(paths) != need and kind != "none":
             raise Bad(f"{where}: {call} with {len(paths)} paths")
         fd = f.get("fd")
+        if kind == "truncate" and fd is None:     # truncate(path): the file that path names
+            if paths[0] not in names:
+                raise Bad(f"{where}: truncate of {paths[0]}, which is not there")
+            fds[fd] = names[paths[0]]
         if kind == "open":
             p, flags = paths[0], f.get("flags", "").split("|")
             if p not in names:
@@ -238,6 +245,14 @@ def operations(init, calls, model, log):
                     mine = mine or (model.rules["fsync"] == "journal" and op.kind == "meta")
                 if mine:
                     durable.add(i)
+        elif kind == "sync-all":
+            durable.update(range(len(ops)))
+        elif kind == "link":
+            frm, to = paths
+            if frm not in names:
+                raise Bad(f"{where}: link to {frm}, which is not there")
+            names[to] = names[frm]
+            ops.append(Op(k, "meta", names[frm], op="link", path=to))
         elif kind == "rename":
             frm, to = paths
             if frm not in names:
@@ -315,7 +330,7 @@ def build(init, ops, kept):
     dirs = {i for i, b in enumerate(init.values()) if b is None}
     for i in sorted(kept):
         op, w = ops[i], ops[i].what
-        if w["op"] == "create":
+        if w["op"] in ("create", "link"):
             names[w["path"]] = op.ino
         elif w["op"] == "mkdir":
             names[w["path"]] = op.ino
@@ -455,6 +470,11 @@ def main(argv):
         p.error(f"--check: {e}")
     if not cmd:
         p.error("--check: an empty command")
+    # The checker runs in each state's directory: its program, where the
+    # user typed a relative path (../../bin/saver), is found from here.
+    # Its arguments are the state's (doc.kv is the state's file).
+    if "/" in cmd[0] and not os.path.isabs(cmd[0]):
+        cmd[0] = os.path.abspath(cmd[0])
     models = [Model(m if os.sep in m or m.endswith(".model") else os.path.join(MODELS, m + ".model"))
               for m in names]
     init, calls = read_log(args.log)

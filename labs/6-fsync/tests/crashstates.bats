@@ -223,6 +223,37 @@ safe_log() {
 	[ "${lines[2]}" = "prefix512,2,3,4,0,0," ]
 }
 
+@test "crashstates: a hard link is a name of the same file; truncate by path; sync makes everything durable" {
+	# a written, linked as b, truncated through b by its path, then sync
+	printf 'fsrecord 1\nopen a fd=3 flags=wronly|creat created=1\nwrite a fd=3 off=0 len=3 data=%s\nlink a b\ntruncate b size=1\n' \
+		"$(hex new)" >link.log
+	printf '[ "$1" = during ] || [ "$(cat a b 2>&1)" = nn ] || { echo "$(cat a b 2>&1)"; exit 1; }\n' >check.sh
+	cat link.log - <<<exit >nosync.log
+	crash nosync.log --model posix,ext4-ordered
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# no sync: after the program, a state that lost a name, the size or the
+	# data is broken
+	[ "$(cut -d, -f1,5 <<<"$output" | tail -n +2 | tr '\n' ' ')" = "posix,12 ext4-ordered,6 " ]
+	printf 'sync\nexit\n' | cat link.log - >sync.log
+	crash sync.log --model posix,ext4-ordered
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cut -d, -f1,2,5 <<<"$output" | tail -n +2 | tr '\n' ' ')" = "posix,5,0 ext4-ordered,5,0 " ]
+}
+
+@test "crashstates: a checker given by a relative path is found from where crashstates started" {
+	rename_log
+	replacing_check
+	mkdir -p tools run
+	printf '#!/bin/sh\nexec sh %s/check.sh "$@"\n' "$PWD" >tools/check
+	chmod +x tools/check
+	# from run/, as the handout's steps do (../../bin/saver); f is the state's
+	cd run
+	run python3 "$CRASH" --csv --scratch ../scratch --check '../tools/check' ../rename.log
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[1]}" = "posix,4,5,8,4,0,4" ]
+	[ -z "$(ls -A ../scratch)" ]
+}
+
 @test "crashstates: beyond --max-states, a crash point's states are sampled, and it says so" {
 	python3 -c '
 print("fsrecord 1\ninit file L ")
