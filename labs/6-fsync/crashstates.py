@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """crashstates - Lab 6: every state a power cut could leave on the disk,
-from a log of the calls a program made (bin/fsrecord.so), and which of
+from a log of the calls a program made (bin/fsrecord), and which of
 them a checker finds broken.
 
   bin/crashstates [--model NAME|FILE[,...]] --check 'CMD ARGS' [--max-states N]
@@ -128,7 +128,7 @@ def read_log(path):
         raise Bad(f"{path}: larger than {MAX_LOG >> 20} MiB")
     lines = data.decode("ascii", "replace").split("\n")
     if lines[0] != "fsrecord 1":
-        raise Bad(f"{path}: not a log of bin/fsrecord.so (its first line is not 'fsrecord 1')")
+        raise Bad(f"{path}: not a log of bin/fsrecord (its first line is not 'fsrecord 1')")
     init, calls, ended = {}, [], False
     for n, line in enumerate(lines[1:], 2):
         where = f"{path} line {n}"
@@ -153,8 +153,8 @@ def read_log(path):
             paths = [unescape(w, where) for w in words[1:] if "=" not in w]
             calls.append((n, words[0], paths, fields([w for w in words[1:] if "=" in w], where)))
     if not ended:
-        raise Bad(f"{path}: the log ends without 'exit' (line {len(lines)}): the program did not end through "
-                  "exit (it crashed, was killed, or called _exit), or the log was cut short")
+        raise Bad(f"{path}: the log ends without 'exit' (line {len(lines)}): the program was killed by a "
+                  "signal, or the log was cut short")
     return init, calls
 
 
