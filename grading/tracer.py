@@ -43,14 +43,15 @@ _RESUMED = re.compile(r"(\d+) +<\.\.\. (\w+) resumed>(.*)\) += (-?\d+|0x[0-9a-f]
 _GONE = re.compile(r"(\d+) +\+\+\+ (?:exited with -?\d+|killed by \w+)")
 
 
-def command(log, calls, inject=(), paths=(), env=None):
+def command(log, calls, inject=(), paths=(), env=None, options=()):
     """strace's argv before the command it runs: follow every process and
     thread (-f), trace calls only, write the log to log (a path of the
     grader's), print no string (-s 0) and no signal; inject: strace's -e
     inject= specs (a delay, say); paths: trace only the calls on these
     files (-P); env: variables for the command, not for strace itself (a
-    preloaded shim must not load into the tracer)."""
-    argv = [STRACE, "-f", "-q", "--seccomp-bpf", "-s", "0", "-e", "signal=none",
+    preloaded shim must not load into the tracer); options: more of
+    strace's, after those (Lab 6's recorder: strings whole, in hex)."""
+    argv = [STRACE, "-f", "-q", "--seccomp-bpf", "-s", "0", "-e", "signal=none", *options,
             "-e", "trace=" + ",".join(calls), "-o", log]
     for spec in inject:
         argv += ["-e", f"inject={spec}"]

@@ -38,8 +38,9 @@ state where there are): calls that change files in ways the kit does not
 model (copy_file_range, sendfile and splice into a file, a clone ioctl
 such as FICLONE, fallocate, a writable shared mmap of a file, io_uring,
 O_TMPFILE, RENAME_EXCHANGE, symbolic links, a directory renamed with
-files in it, a file moved in from outside the root), and a write of more
-than 16 MiB in one call (the data strace prints). O_DIRECT is said,
+files in it, a file moved in from outside the root), a write of more
+than 16 MiB in one call (the data strace prints) and a log of more than
+64 MiB (what crashstates reads). O_DIRECT is said,
 and recorded as ordinary writes. Paths are taken as the program wrote
 them: a symbolic link under the root is not followed. Not followed
 either: the offset a preadv2 at the descriptor's offset moves.
@@ -63,6 +64,7 @@ STRACE = shutil.which("strace", path="/usr/bin:/bin:/usr/sbin:/sbin")
 DATA_LIMIT = 16 << 20       # bytes of one write strace prints (crashstates' largest file)
 INIT_LIMIT = 16 << 20       # bytes of the root's files recorded at the start
 LOG_LIMIT = 1 << 30         # bytes of strace's log read
+OUT_LIMIT = 64 << 20        # bytes of the log written (crashstates reads no more)
 
 # The calls strace traces: "?" for those an architecture may not have.
 CALLS = ["?open", "openat", "?openat2", "?creat", "write", "writev", "pwrite64", "pwritev", "pwritev2",
@@ -219,7 +221,7 @@ class Recorder:
             fds[fd][0].offset = offset
         self.first = Proc(fds, [os.path.normpath(cwd)])
         self.procs, self.pending, self.lines, self.notes = {}, {}, [], []
-        self.top, self.ended = None, False
+        self.top, self.ended, self.out_bytes = None, False, 0
 
     # -- paths
 
@@ -260,6 +262,10 @@ class Recorder:
     def emit(self, call, *paths, **fields):
         words = [call] + [escape(p) for p in paths] + [f"{k}={v}" for k, v in fields.items()]
         self.lines.append(" ".join(words))
+        self.out_bytes += len(self.lines[-1]) + 1
+        if self.out_bytes > OUT_LIMIT:
+            raise Refused(f"more than {OUT_LIMIT >> 20} MiB of calls (their bytes in hex): more than "
+                          "crashstates reads")
 
     def _fd(self, proc, arg):
         """The File behind descriptor arg (a number), or None."""
