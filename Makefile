@@ -41,10 +41,10 @@ TSAN_FLAGS := -O1 -g -fsanitize=thread
 
 # Python tools a lab runs as bin/NAME (labs/N-topic/NAME.py), by name: a
 # course without the lab (its folder gone) simply has no such tool.
-PY_TOOLS := $(filter crashstates,$(notdir $(basename $(wildcard labs/*/*.py))))
+PY_TOOLS := $(filter crashstates fsrecord,$(notdir $(basename $(wildcard labs/*/*.py))))
 vpath %.py $(sort $(dir $(wildcard labs/*/*.py)))
 
-all: $(addprefix bin/,$(PROGRAMS) $(PY_TOOLS)) build/test-common bin/fsrecord.so
+all: $(addprefix bin/,$(PROGRAMS) $(PY_TOOLS)) build/test-common
 
 # One rule per build flavour; -MMD keeps header dependencies in build/.
 compile = $(CC) $(CPPFLAGS) $(KIT_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) $(1) -MMD -MP -MF build/$(subst /,-,$@).d -o $@ $< $(LDLIBS)
@@ -77,11 +77,7 @@ build/asan/test-common: test-common.c | build
 	$(call compile,$(ASAN_FLAGS))
 build:
 	@mkdir -p $@
-# The kit's recorder (Lab 6), a library preloaded into a program, and the
-# Python tools, run from the kit.
-bin/fsrecord.so: common/fsrecord.c
-	@mkdir -p $(@D)
-	$(CC) $(KIT_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) -shared -fPIC -o $@ $< -ldl
+# The Python tools (Lab 6's recorder and crash-state builder), run from the kit.
 $(addprefix bin/,$(PY_TOOLS)): bin/%: %.py
 	@mkdir -p $(@D)
 	printf '#!/bin/sh\nexec python3 -B "%s" "$$@"\n' "$(abspath $<)" >$@ && chmod +x $@

@@ -59,7 +59,7 @@ apt_get() {
 }
 
 if [ "${1:-}" = --install-all ]; then
-	set -- gnuplot bats liburing
+	set -- gnuplot bats liburing strace
 	all=1
 fi
 [ $# -gt 0 ] || { echo "usage: deps.sh --install-all | TOOL..." >&2; exit 2; }

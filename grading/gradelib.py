@@ -227,6 +227,14 @@ class Running:
         self.started, self.deadline = started, started + timeout
         self.trace = trace
 
+    def _trace_size(self):
+        """Bytes of the tracer's log so far (a program's writes, printed
+        whole for Lab 6's recorder, make it grow as fast as they go)."""
+        try:
+            return os.path.getsize(self.trace) if self.trace else 0
+        except OSError:
+            return 0
+
     def pause_after_cpu(self, cpu_s, pause_s):
         """Once the program (with every process it started) has used cpu_s
         of CPU time, stops it with SIGSTOP for pause_s of elapsed time, then
@@ -276,7 +284,7 @@ class Running:
                 # the disk and memory the whole run holds: a walk of /proc, not to do every poll
                 watched = now
                 killed = g.box.over_limits([g.run, g.build], self.proc.pid, os.fstat(self.out.fileno()).st_size
-                                           + os.fstat(self.err.fileno()).st_size)
+                                           + os.fstat(self.err.fileno()).st_size + self._trace_size())
             if killed:
                 g.box.stop(self.proc)
                 pid, status, usage = self.proc.pid, -9, None
@@ -504,7 +512,7 @@ class Grading:
 
     def start(self, prog, *args, timeout=10, stdin=None, io_uring=False, path=None, preload=None, env=None,
               ro_binds=(), pass_fds=(), address_space=sandbox.LIMIT_AS, trace=None, inject=(), on=(), strings=0,
-              fds=False):
+              fds=False, trace_options=()):
         """Starts the student's prog (or the program at path, e.g. the kit's
         launch timing it) in the run directory, contained; .wait() ends it.
         preload: a shim of the grader's (g.shim) to LD_PRELOAD into it;
@@ -515,7 +523,10 @@ class Grading:
         the evidence of what the program did; inject: strace's inject
         specs for them; on: trace only the calls on these files of the run
         directory; strings: the characters the log keeps of each string;
-        fds: each descriptor with its file's path. The log is the Result's .trace. Where this machine
+        fds: each descriptor with its file's path; trace_options: strace's
+        options beyond tracer.command's (what a converter needs printed).
+        The log is the Result's .trace, and its size counts in the run's
+        disk limit. Where this machine
         cannot trace (need_tracer), a check calls g.need_tracer() first."""
         timeout = self._within_check(timeout)
         log = None
@@ -524,7 +535,7 @@ class Grading:
             self._traces += 1
             log = os.path.join(self.work, f"trace-{self._traces}.log")   # the grader's directory: no student's
             trace = dict(log=log, calls=trace, inject=inject, paths=[os.path.join(self.run, p) for p in on],
-                         strings=strings, fds=fds)
+                         strings=strings, fds=fds, options=trace_options)
         # Under the grader's reaper (grading/reaper.c), which reports the
         # CPU time and I/O of the program and of all it started.
         report, to_grader = os.pipe()

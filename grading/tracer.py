@@ -44,7 +44,7 @@ _RESUMED = re.compile(r"(\d+) +<\.\.\. (\w+) resumed>(.*)\) += (-?\d+|0x[0-9a-f]
 _GONE = re.compile(r"(\d+) +\+\+\+ (?:exited with -?\d+|killed by \w+)")
 
 
-def command(log, calls, inject=(), paths=(), env=None, strings=0, fds=False):
+def command(log, calls, inject=(), paths=(), env=None, strings=0, fds=False, options=()):
     """strace's argv before the command it runs: follow every process and
     thread (-f), trace calls only, write the log to log (a path of the
     grader's), print no signal and no string (strings: the characters of
@@ -52,8 +52,9 @@ def command(log, calls, inject=(), paths=(), env=None, strings=0, fds=False):
     (a delay, say); paths: trace only the calls on these files (-P); env:
     variables for the command, not for strace itself (a preloaded shim
     must not load into the tracer); fds: each descriptor with its file's
-    path (-y), for writers()."""
-    argv = [STRACE, "-f", "-q", "--seccomp-bpf", "-s", str(strings), "-e", "signal=none",
+    path (-y), for writers(); options: more of strace's, after those
+    (Lab 6's recorder: strings whole, in hex)."""
+    argv = [STRACE, "-f", "-q", "--seccomp-bpf", "-s", str(strings), "-e", "signal=none", *options,
             "-e", "trace=" + ",".join(calls), "-o", log]
     if fds:
         argv.append("-y")

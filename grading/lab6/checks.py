@@ -1,16 +1,31 @@
 """Lab 6: what fsync buys.  Record counts and generations are drawn anew for
 every grading; the kit's saver, run on the grader's side, says what the
-right bytes are, and the kit's recorder (common/fsrecord.c) and
-crashstates, with the kit's saver --verify as the checker, say which crash
-states the student's safe save can leave."""
+right bytes are.  The student's saver runs under the grader's tracer
+(strace, as the grader, outside the sandbox), whose log the kit's recorder
+(labs/6-fsync/fsrecord.py, imported) turns into the calls crashstates
+replays; the kit's crashstates, with the kit's saver --verify as the
+checker, says which crash states the student's safe save can leave."""
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 from gradelib import KIT, Fail, Mutant, check, expect, median, standard, usage_refused
+
+LAB6 = os.path.join(KIT, "labs", "6-fsync")
+
+
+def _kit_module(name):
+    """labs/6-fsync/NAME.py, the kit's own, imported by its path."""
+    spec = importlib.util.spec_from_file_location(f"lab6_{name}", os.path.join(LAB6, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fsrecord = _kit_module("fsrecord")
 
 LAB = 6
 STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
@@ -21,7 +36,7 @@ STATES_NUMBERS = ["records", "calls", "crash_points", "states", "broken", "sampl
 COST_NUMBERS = ["trial", "records", "doc_bytes", "saves", "wall_s", "us_per_save"]
 STRATEGIES = ("inplace", "fflush", "rename", "fsync-rename", "safe", "log")
 MODELS = ("posix", "ext4-ordered", "ext4-auto_da_alloc")
-CRASHSTATES = os.path.join(KIT, "labs", "6-fsync", "crashstates.py")
+CRASHSTATES = os.path.join(LAB6, "crashstates.py")
 
 
 @check(3, "saver: every strategy writes the kit's bytes, and no temporary file is left", needs=["saver"])
@@ -60,7 +75,7 @@ def safe_states(g):
             way = report.strip().splitlines()[1:]
             raise Fail("\n".join(way) + f"\nunder the {row['model']} model, {row['broken']} of the {row['states']} "
                        "states a crash can leave are broken (above: the shortest way to one)",
-                       f"make; FSRECORD_LOG=calls.log LD_PRELOAD=bin/fsrecord.so bin/saver -s safe -n {n} -g {gen} "
+                       f"make; bin/fsrecord -o calls.log -- bin/saver -s safe -n {n} -g {gen} "
                        f"doc.kv (over generation {gen - 1}); bin/crashstates --model {row['model']} "
                        f"--check 'bin/saver --verify -s safe -n {n} -g {gen} doc.kv' calls.log")
 
@@ -189,17 +204,18 @@ def crash_states(g, strategy, n, gen, models=MODELS, readable=False):
     g.fresh()
     before, _ = old_document(g, strategy, n, gen)
     g.put("doc.kv", before)
-    so = g.shim("fsrecord", source="common/fsrecord.c")   # the kit's recorder, built once
-    log = tempfile.TemporaryFile(dir=g.work)  # the grader's: the saver gets only its descriptor
-    again = f"bin/saver -s {strategy} -n {n} -g {gen} doc.kv, recorded: see the handout's Lab 6 steps"
+    again = f"bin/fsrecord -o calls.log -- bin/saver -s {strategy} -n {n} -g {gen} doc.kv: see the handout's Lab 6 steps"
+    init = fsrecord.snapshot(g.run)
     r = g.student("saver", "-s", strategy, "-n", n, "-g", gen, "doc.kv", timeout=10,
-                  env={"LD_PRELOAD": so, "FSRECORD_FD": str(log.fileno())},
-                  ro_binds=[os.path.dirname(so)], pass_fds=[log.fileno()])
+                  trace=fsrecord.CALLS, trace_options=fsrecord.STRINGS)
     g.ok(r, "saver", again)
-    log.seek(0)
+    try:
+        text, _ = fsrecord.convert(r.trace, g.run, g.run, init)
+    except fsrecord.Refused as e:
+        raise Fail(f"the recorder: {e}", again) from None
     path = os.path.join(g.ref, "calls.log")
-    with open(path, "wb") as f:
-        f.write(log.read(1 << 26))
+    with open(path, "w") as f:
+        f.write(text)
     args = [sys.executable, "-I", "-B", CRASHSTATES, "--model", ",".join(models), "--scratch", g.ref,
             "--check", f"{os.path.join(KIT, 'bin', 'saver')} --verify -s {strategy} -n {n} -g {gen} doc.kv",
             *([] if readable else ["--csv"]), path]

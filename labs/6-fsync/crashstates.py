@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """crashstates - Lab 6: every state a power cut could leave on the disk,
-from a log of the calls a program made (bin/fsrecord.so), and which of
+from a log of the calls a program made (bin/fsrecord), and which of
 them a checker finds broken.
 
   bin/crashstates [--model NAME|FILE[,...]] --check 'CMD ARGS' [--max-states N]
@@ -10,7 +10,9 @@ A crash can happen after any call. What a sync made durable is on the
 disk; what was not synced may be there, or not, or part of it (one block
 of a write and not the next), in the orders the model allows (a model is
 a data file in labs/6-fsync/models/, its rules and source written in it).
-Each state is built in a scratch directory; CMD runs there with one more
+Each state is built in a scratch directory; CMD runs there (a program
+given by a relative path, ../../bin/saver, is found from the directory
+crashstates started in; its arguments name the state's files) with one more
 argument, "during" (the crash came while the program ran) or "after" (it
 had ended: what it said it saved must be there), and exits 0 when the
 state is fine, 1 when it is broken (its first line of output says why).
@@ -44,7 +46,7 @@ MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 MAX_LOG = 64 << 20          # bytes of log read
 MAX_FILE = 16 << 20         # bytes of one file in a state
 CHECK_TIMEOUT = 10          # seconds a checker may take on one state
-KINDS = ("open", "write", "truncate", "sync", "rename", "unlink", "mkdir", "none")
+KINDS = ("open", "write", "truncate", "sync", "sync-all", "rename", "link", "unlink", "mkdir", "none")
 RULES = {"metadata": ("ordered", "any"), "data": ("prefix", "any"), "fsync": ("file", "journal"),
          "rename-flushes-data": ("yes", "no")}
 
@@ -126,7 +128,7 @@ def read_log(path):
         raise Bad(f"{path}: larger than {MAX_LOG >> 20} MiB")
     lines = data.decode("ascii", "replace").split("\n")
     if lines[0] != "fsrecord 1":
-        raise Bad(f"{path}: not a log of bin/fsrecord.so (its first line is not 'fsrecord 1')")
+        raise Bad(f"{path}: not a log of bin/fsrecord (its first line is not 'fsrecord 1')")
     init, calls, ended = {}, [], False
     for n, line in enumerate(lines[1:], 2):
         where = f"{path} line {n}"
@@ -151,8 +153,8 @@ def read_log(path):
             paths = [unescape(w, where) for w in words[1:] if "=" not in w]
             calls.append((n, words[0], paths, fields([w for w in words[1:] if "=" in w], where)))
     if not ended:
-        raise Bad(f"{path}: the log ends without 'exit' (line {len(lines)}): the program did not end through "
-                  "exit (it crashed, was killed, or called _exit), or the log was cut short")
+        raise Bad(f"{path}: the log ends without 'exit' (line {len(lines)}): the program was killed by a "
+                  "signal, or the log was cut short")
     return init, calls
 
 
@@ -179,7 +181,8 @@ class Op:
         w = self.what
         if self.kind == "data":
             return f"bytes {w['off']}-{w['off'] + len(w['data']) - 1}"
-        return {"create": lambda: f"the name {w['path']}", "mkdir": lambda: f"the directory {w['path']}",
+        return {"create": lambda: f"the name {w['path']}", "link": lambda: f"the name {w['path']}",
+                "mkdir": lambda: f"the directory {w['path']}",
                 "trunc": lambda: f"size {w['size']}", "unlink": lambda: f"{w['path']} removed",
                 "rename": lambda: f"{w['to']} is the file that was {w['frm']}"}[w["op"]]()
 
@@ -198,10 +201,14 @@ def operations(init, calls, model, log):
         if kind is None:
             raise Bad(f"{where}: the model {model.name} ({model.path}) does not say what '{call}' does "
                       f"(it needs a line 'call {call} KIND')")
-        need = {"rename": 2}.get(kind, 0 if kind == "none" else 1)
+        need = {"rename": 2, "link": 2, "sync-all": 0}.get(kind, 1)
         if len(paths) != need and kind != "none":
             raise Bad(f"{where}: {call} with {len(paths)} paths")
         fd = f.get("fd")
+        if kind == "truncate" and fd is None:     # truncate(path): the file that path names
+            if paths[0] not in names:
+                raise Bad(f"{where}: truncate of {paths[0]}, which is not there")
+            fds[fd] = names[paths[0]]
         if kind == "open":
             p, flags = paths[0], f.get("flags", "").split("|")
             if p not in names:
@@ -238,6 +245,14 @@ def operations(init, calls, model, log):
                     mine = mine or (model.rules["fsync"] == "journal" and op.kind == "meta")
                 if mine:
                     durable.add(i)
+        elif kind == "sync-all":
+            durable.update(range(len(ops)))
+        elif kind == "link":
+            frm, to = paths
+            if frm not in names:
+                raise Bad(f"{where}: link to {frm}, which is not there")
+            names[to] = names[frm]
+            ops.append(Op(k, "meta", names[frm], op="link", path=to))
         elif kind == "rename":
             frm, to = paths
             if frm not in names:
@@ -315,7 +330,7 @@ def build(init, ops, kept):
     dirs = {i for i, b in enumerate(init.values()) if b is None}
     for i in sorted(kept):
         op, w = ops[i], ops[i].what
-        if w["op"] == "create":
+        if w["op"] in ("create", "link"):
             names[w["path"]] = op.ino
         elif w["op"] == "mkdir":
             names[w["path"]] = op.ino
@@ -455,6 +470,11 @@ def main(argv):
         p.error(f"--check: {e}")
     if not cmd:
         p.error("--check: an empty command")
+    # The checker runs in each state's directory: its program, where the
+    # user typed a relative path (../../bin/saver), is found from here.
+    # Its arguments are the state's (doc.kv is the state's file).
+    if "/" in cmd[0] and not os.path.isabs(cmd[0]):
+        cmd[0] = os.path.abspath(cmd[0])
     models = [Model(m if os.sep in m or m.endswith(".model") else os.path.join(MODELS, m + ".model"))
               for m in names]
     init, calls = read_log(args.log)

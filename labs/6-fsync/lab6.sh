@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # lab6.sh - Lab 6: what fsync buys. Each of bin/saver's strategies saves a
 # document of RECORDS records over the one before, once under the recorder
-# (bin/fsrecord.so); bin/crashstates builds every state a crash during or
-# after that save could leave, under each persistence model, and counts the
-# broken ones, into data/lab6-states.csv (the logs: data/lab6-logs/). Then
+# (bin/fsrecord: strace underneath); bin/crashstates builds every state a
+# crash during or after that save could leave, under each persistence
+# model, and counts the broken ones, into data/lab6-states.csv (the logs: data/lab6-logs/). Then
 # the cost: each strategy saves again and again on SCRATCH for MS
 # milliseconds, TRIALS trials (default 3), into data/lab6-cost.csv. Tables, how
 # busy the machine was and the predictions (predictions.md) end the lab.
 source "$(dirname "$0")/../../common/lab.sh"
-lab_begin "Lab 6: what fsync buys" saver crashstates
-[ -r "$BIN/fsrecord.so" ] || { echo "$BIN/fsrecord.so is missing: run make first" >&2; exit 1; }
+lab_begin "Lab 6: what fsync buys" saver fsrecord crashstates
+bash common/deps.sh strace >&2 || exit 1	# the recorder's tracer
 
 STRATEGIES="inplace fflush rename fsync-rename safe log"
 MODELS=posix,ext4-ordered,ext4-auto_da_alloc
@@ -30,10 +30,7 @@ record() (
 	trap 'exit 143' TERM
 	cd "$dir" || exit 1
 	"$BIN/saver" -s "$1" -n "$RECORDS" -g 1 doc.kv
-	# LD_PRELOAD is a list split on spaces: the recorder is named, and
-	# found in BIN as a library is (a kit under "my kit/" has a space)
-	FSRECORD_LOG="$DATA/lab6-logs/$1.log" LD_LIBRARY_PATH="$BIN" LD_PRELOAD=fsrecord.so \
-		"$BIN/saver" -s "$1" -n "$RECORDS" -g 2 doc.kv
+	"$BIN/fsrecord" -o "$DATA/lab6-logs/$1.log" -- "$BIN/saver" -s "$1" -n "$RECORDS" -g 2 doc.kv
 )
 for s in $STRATEGIES; do
 	record "$s"
