@@ -728,6 +728,10 @@ def batch(args):
         sandbox.Sandbox(allow_unsafe=args.unsafe_no_sandbox, use_bwrap=not args.no_bwrap).release()
     except sandbox.RefuseError as e:
         sys.exit(f"{PROG}: --batch: will not run students' code here: {e}")
+    # The probe made the batch a subreaper, which would adopt what a grading
+    # killed from outside left behind and never reap it: zombies that fill
+    # the process limit of that grading's uid for every later grading of it.
+    sandbox.become_subreaper(False)
     os.makedirs(out, mode=0o700, exist_ok=True)
     names = batch_names(subs)
     for name in names:      # no earlier batch's report may pass for this one's

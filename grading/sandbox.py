@@ -5,7 +5,8 @@ Layers, outermost first (docs/instructors.md has the table):
   1. As root, every grading claims a uid of its own from a reserved range
      (no passwd entry needed).  Students' programs run as that uid, so the
      process limit, signals and file permissions are per submission, and
-     every process of the uid is killed when a check ends.
+     every process of the uid is killed when a check ends, until the
+     kernel's count of the uid's tasks proves none is left (kill_uid).
   2. Resource limits: CPU time, file size, address space, processes, open
      files, no core dumps; a watchdog on the bytes and files the uid writes.
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
@@ -163,32 +164,14 @@ def _install_seccomp(fprog):
 
 # ------------------------------------------------------------------ processes of a uid
 
-def pids_of(uid):
-    """Live processes (not zombies) whose real uid is uid."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/status", "rb") as f:
-                for line in f:
-                    if line.startswith(b"State:") and line.split()[1] == b"Z":
-                        break
-                    if line.startswith(b"Uid:"):
-                        if int(line.split()[1]) == uid:
-                            pids.append(int(name))
-                        break
-        except OSError:
-            pass
-    return pids
-
-
-def become_subreaper():
+def become_subreaper(on=True):
     """Orphans of the processes this grader starts (a double-forked daemon,
     the children of a killed fork bomb) become its children, not init's: it
-    can reap them, so none lingers as a zombie counted against the uid."""
+    can reap them, so none lingers as a zombie counted against the uid.
+    on=False: a process that reaps none (the batch, whose gradings prove
+    their uids empty before they end) leaves them to init."""
     PR_SET_CHILD_SUBREAPER = 36
-    _LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _LIBC.prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)
 
 
 # Children started by Sandbox.popen and not yet waited for: their exit
@@ -196,12 +179,13 @@ def become_subreaper():
 _unwaited = set()
 
 
-def _orphans():
-    """(pid, state) of the grader's children that no check waits for:
-    orphans that were reparented to it."""
+def _orphans(spare=None):
+    """(pid, state) of the grader's children but those in spare (by
+    default those a check waits for): orphans that were reparented to it."""
+    spare = _unwaited if spare is None else spare
     me = str(os.getpid()).encode()
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in _unwaited:
+        if not name.isdigit() or int(name) in spare:
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as f:
@@ -213,14 +197,16 @@ def _orphans():
             yield int(name), state
 
 
-def reap_orphans():
-    """Reaps the orphans that have ended (zombies nobody else waits for)."""
-    for pid, state in _orphans():
+def reap_orphans(spare=None):
+    """Reaps the orphans that have ended (zombies nobody else waits for).
+    spare: the children to leave (by default those a check waits for)."""
+    for pid, state in _orphans(spare):
         if state == b"Z":
             try:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
+            _unwaited.discard(pid)
 
 
 def kill_orphans():
@@ -238,26 +224,52 @@ def kill_orphans():
             return
 
 
+KILL_TIMEOUT = 5    # seconds kill_uid tries before it says a uid cannot be emptied
+
+
 def kill_uid(uid):
-    """Kills every process of uid, fork bombs included: a child that has
-    become uid sends SIGKILL to all it may signal, which is exactly uid's
-    processes, until none is left."""
-    for _ in range(200):
-        if not pids_of(uid):
-            return True
-        pid = os.fork()
-        if pid == 0:
+    """Kills every process of uid and proves, by the kernel, that none is
+    left, zombies included; whether it could.  A listing of /proc cannot
+    prove it: a process that forks and exits every millisecond is never
+    both listed and alive.  Nor can kill(-1)'s result: it is 0 whenever
+    any other process exists, one it may signal or not.  The proof is the
+    kernel's own count of uid's tasks, which RLIMIT_NPROC is held to: it
+    counts zombies until they are reaped, and the tasks in bubblewrap's
+    user namespace.  A child that has become uid, with a process limit of
+    2, sends SIGKILL to every process it may signal (exactly uid's), then
+    forks: the fork succeeds only once it is uid's only task.  Until then
+    the grader reaps the zombies its subreaping handed to it, and tries
+    again: every child it has started is of uid, killed, so nobody will
+    ask for their status any more."""
+    end = time.monotonic() + KILL_TIMEOUT
+    while time.monotonic() < end:
+        killer = os.fork()
+        if killer == 0:
+            code = 1
             try:
                 os.setgroups([])
                 os.setresgid(uid, uid, uid)
+                resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))
                 os.setresuid(uid, uid, uid)
                 os.kill(-1, signal.SIGKILL)
+                try:
+                    probe = os.fork()
+                except BlockingIOError:     # EAGAIN: another task of uid is left
+                    time.sleep(0.001)       # (one being killed, or a zombie to reap)
+                else:
+                    if probe == 0:
+                        os._exit(0)
+                    os.waitpid(probe, 0)
+                    code = 0
             finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
-        reap_orphans()
-        time.sleep(0.01)
-    return not pids_of(uid)
+                os._exit(code)
+        _, status = os.waitpid(killer, 0)
+        if os.waitstatus_to_exitcode(status) == 0:
+            return True
+        # Others are left (or a process of uid killed the killer): the
+        # zombies the grader's subreaping adopted are its to reap, then again.
+        reap_orphans(spare=())
+    return False
 
 
 def remove_tree(path):
@@ -438,6 +450,7 @@ class Sandbox:
         self.root = os.geteuid() == 0
         self.uid = self.gid = None
         self._slot = None
+        self._started = False   # whether a program ran since the uid was last proven empty
         self.landlock = landlock.abi()   # 0: none
         become_subreaper()
         if self.root:
@@ -501,29 +514,41 @@ class Sandbox:
             except BlockingIOError:
                 os.close(fd)
                 continue
+            # A grading that died may have left processes or files behind;
+            # a slot whose processes cannot all be ended (zombies of a
+            # process that reaps none) is left for the next.
+            if not kill_uid(UID_BASE + slot):
+                os.close(fd)
+                continue
             self._slot, self.uid = fd, UID_BASE + slot
             self.gid = self.uid
-            # A grading that died may have left processes or files behind.
-            kill_uid(self.uid)
             remove_files_of(self.uid)
             remove_ipc_of(self.uid)
             return
         raise RefuseError(f"all {UID_SLOTS} grading uids are in use")
 
     def release(self):
-        self.end_processes()
-        if self.root:
-            remove_files_of(self.uid)
-        if self._slot is not None:
-            os.close(self._slot)
-            self._slot = None
+        try:
+            self.end_processes()
+            if self.root:
+                remove_files_of(self.uid)
+        finally:
+            if self._slot is not None:
+                os.close(self._slot)
+                self._slot = None
 
     def end_processes(self):
-        """Every process a check started is gone when it ends."""
-        if self.root:
-            kill_uid(self.uid)
+        """Every process a check started is gone when it ends: as root,
+        proven (kill_uid: some 2 forks, 130 ms on a loaded machine, so not
+        again where nothing ran since), or the grading stops here rather
+        than let one spoil the next check or the next grading of the uid."""
+        if self.root and self._started:
+            if not kill_uid(self.uid):
+                raise RefuseError(f"processes of uid {self.uid} outlived SIGKILL for {KILL_TIMEOUT} s "
+                                  "(unkillable, or zombies nobody reaps): stopped")
             remove_ipc_of(self.uid)
-        else:
+            self._started = False
+        elif not self.root:
             kill_orphans()
         reap_orphans()
 
@@ -666,6 +691,7 @@ class Sandbox:
             if rules is not None:
                 os.close(rules)
         _unwaited.add(proc.pid)
+        self._started = True
         return proc
 
     @staticmethod
