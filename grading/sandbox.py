@@ -10,13 +10,16 @@ Layers, outermost first (docs/instructors.md has the table):
   2. Resource limits: CPU time, file size, address space, processes, open
      files, no core dumps; a watchdog on the bytes and files the uid writes.
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
-     network namespace, where they reach nothing), no POSIX message queue,
+     network namespace, where they reach nothing), no socket pair and no
+     descriptor sent over a socket, no System V IPC or POSIX message
+     queue, no keyring, nothing of another process (ptrace and the like),
      no fallocate (gigabytes of disk between two looks of the watchdog;
      an io_uring request could still ask for it), no io_uring unless a
      check asks for it and bubblewrap runs (no filter sees an io_uring
      request: outside bubblewrap, one could open a Unix socket of the
      machine by its path, which nothing else closes), nothing but the
-     machine's own system-call ABI.
+     machine's own system-call ABI.  Each program starts in a session
+     keyring of its own, empty: the grader's is out of its reach.
   4. Landlock, where the kernel has it (grading/landlock.py): read only the
      system's directories and the run's, write only the run directory, no
      TCP, no signal or abstract Unix socket leaving the sandbox, no /proc.
@@ -86,6 +89,42 @@ _MQ_OPEN = {"x86_64": 240, "aarch64": 180}
 _FALLOCATE = {"x86_64": 285, "aarch64": 47}
 _AF_UNIX, _AF_NETLINK = 1, 16
 
+# Why a list of what is refused, not of what is allowed: students build
+# with their own toolchain's glibc and the grader runs where the
+# instructor's or Gradescope's image has it, and each new glibc starts
+# calling newer system calls (clone3, rseq, statx, openat2, faccessat2,
+# futex_waitv, getrandom...), some with no fallback if refused; bubblewrap,
+# which starts under this filter, needs mount, pivot_root, unshare and
+# more.  An allow-list measured on one machine breaks honest builds on the
+# next.  So the filter refuses what reaches past the run, one way each,
+# where no lab, build or bubblewrap needs it (EPERM):
+_REFUSED = {  # name: (x86_64, aarch64)
+    # System V IPC: objects that outlive their processes, open to every uid
+    # their mode lets in (a 0666 segment of one grading read by the grading
+    # beside it, where no bubblewrap gives each its IPC namespace)
+    "shmget": (29, 194), "shmat": (30, 196), "shmctl": (31, 195), "shmdt": (67, 197),
+    "semget": (64, 190), "semop": (65, 193), "semctl": (66, 191), "semtimedop": (220, 192),
+    "msgget": (68, 186), "msgsnd": (69, 189), "msgrcv": (70, 188), "msgctl": (71, 187),
+    # the kernel's key store: keys reached through an inherited keyring are
+    # "possessed", readable and writable whatever the uid
+    "add_key": (248, 217), "request_key": (249, 218), "keyctl": (250, 219),
+    # descriptors in flight (a memfd sent over a socket, then closed: held
+    # by no process, memory the watchdog's look at processes never sees),
+    # which only sendmsg sends, and pairs of sockets whose queues no
+    # process shows either (bubblewrap sets up its loopback with sendto)
+    "sendmsg": (46, 211), "sendmmsg": (307, 269), "socketpair": (53, 199),
+    # another process's memory, descriptors or events (its uid's only, but
+    # the grader's launcher runs as that uid), and memory no look sees
+    "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271),
+    "pidfd_getfd": (438, 438), "kcmp": (312, 272), "perf_event_open": (298, 241),
+    "bpf": (321, 280), "userfaultfd": (323, 282), "memfd_secret": (447, 447),
+    "fanotify_init": (300, 262),
+}
+# Left allowed on purpose: memfd_create (Lab 1's launch keeps its barrier
+# in one; the watchdog counts memfds that processes hold or map), and
+# inotify (a watch needs read access to what it watches: it reaches
+# nothing the uid could not read).
+
 # Why no student program gets io_uring outside bubblewrap: the operations
 # it submits (IORING_OP_SOCKET, _CONNECT) are no system calls, so the
 # filter never sees them; Landlock restricts TCP but not connect() to a
@@ -107,8 +146,8 @@ def seccomp_filter(allow_io_uring, allow_unix):
     would read the machine's socket table), POSIX message queues (which
     outlive a process where nobody can list them: mq_open), fallocate
     (4 GB of blocks in 12 ms, where writes wait for the page cache; glibc's
-    posix_fallocate writes instead when refused), io_uring (unless allowed)
-    and foreign ABIs."""
+    posix_fallocate writes instead when refused), io_uring (unless allowed),
+    the calls of _REFUSED and foreign ABIs."""
     arch, nr_socket, x32 = _ARCH[platform.machine()]
     LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
     ALLOW, KILL = 0x7FFF0000, 0x80000000
@@ -125,6 +164,9 @@ def seccomp_filter(allow_io_uring, allow_unix):
         prog += [_bpf(JEQ, _IO_URING_SETUP, 0, 1), _bpf(RET, ERRNO | errno.EPERM)]
     prog += [_bpf(JEQ, _MQ_OPEN[platform.machine()], 0, 1), _bpf(RET, ERRNO | errno.EACCES)]
     prog += [_bpf(JEQ, _FALLOCATE[platform.machine()], 0, 1), _bpf(RET, ERRNO | errno.EOPNOTSUPP)]
+    column = 0 if platform.machine() == "x86_64" else 1
+    for numbers in _REFUSED.values():
+        prog += [_bpf(JEQ, numbers[column], 0, 1), _bpf(RET, ERRNO | errno.EPERM)]
     if allow_unix:
         prog += [
             _bpf(JEQ, nr_socket, 0, 4),
@@ -159,6 +201,19 @@ def _install_seccomp(fprog):
     if _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
             _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         os.write(2, b"sandbox: cannot install the system-call filter\n")
+        os._exit(126)
+
+
+def _fresh_session_keyring():
+    """Puts the calling process (a child about to run students' code) in a
+    new, empty session keyring of its own: the one it inherited is the
+    grader's, whose keys, and the keys of whatever the grader's session
+    reaches, it would possess, readable and writable whatever its uid.
+    Called before the filter, which then refuses every keyring call."""
+    KEYCTL_JOIN_SESSION_KEYRING = 1
+    nr = _REFUSED["keyctl"][0 if platform.machine() == "x86_64" else 1]
+    if _LIBC.syscall(nr, KEYCTL_JOIN_SESSION_KEYRING, None) < 0 and ctypes.get_errno() != errno.ENOSYS:
+        os.write(2, b"sandbox: cannot leave the grader's session keyring\n")   # ENOSYS: no keyrings at all
         os._exit(126)
 
 
@@ -485,7 +540,9 @@ class Sandbox:
                      f"{LIMIT_MEMORY >> 20} MiB per run, open and unlinked files and shared memory included, "
                      f"by a watchdog: no cgroup)")
         parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink, no io_uring") +
-                     ", no POSIX message queues, no fallocate)")
+                     ", no socket pairs or descriptors sent, no System V IPC or POSIX message queues, "
+                     "no keyrings, "
+                     "no other process's memory, no fallocate)")
         if self.landlock:
             fs, net, scoped = landlock.handled(self.landlock)
             parts.append(f"Landlock ABI {self.landlock} on every program (files"
@@ -676,6 +733,7 @@ class Sandbox:
                 resource.setrlimit(r, (v, v))
             if root:  # a per-user count: only meaningful for an own uid
                 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+            _fresh_session_keyring()
             _install_seccomp(fprog)   # sets no_new_privs, which Landlock needs
             if confine is not None and landlock.restrict(confine) != 0:
                 os.write(2, b"sandbox: cannot confine the program with Landlock\n")

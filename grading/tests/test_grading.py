@@ -3,6 +3,7 @@
 import base64
 import contextlib
 import csv
+import ctypes
 import io
 import json
 import os
@@ -383,11 +384,57 @@ class Sandbox(unittest.TestCase):
         self.assertIn("mine\n", out)
         self.assertIn("GNU GENERAL PUBLIC LICENSE", out)
 
+    @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
+    def test_ipc_keyrings_and_other_processes_are_refused_memfd_is_not(self):
+        # each call as it comes, with arguments that would otherwise succeed
+        # (or fail with another errno): -1 1 is the filter's EPERM
+        code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                "def said(r): print(r, ctypes.get_errno() if r == -1 else 0)\n"
+                "said(libc.shmget(0, 65536, 0o1600))\n"
+                "said(libc.semget(0, 1, 0o1600))\n"
+                "said(libc.msgget(0, 0o1600))\n"
+                "sv = (ctypes.c_int * 2)()\n"
+                "said(libc.socketpair(1, 1, 0, sv))\n"
+                "said(libc.sendmsg(0, None, 0))\n"                               # EBADF unfiltered
+                "said(libc.syscall(248, b'user', b'iolab', b'x', 1, -3))\n"     # add_key, session keyring
+                "said(libc.syscall(250, 0, -3, 0))\n"                           # keyctl: its keyring's id
+                "said(libc.ptrace(0, 0, None, None))\n"                         # PTRACE_TRACEME
+                "said(libc.syscall(310, os.getppid(), None, 0, None, 0, 0))\n"  # process_vm_readv
+                "print(libc.memfd_create(b'barrier', 0) >= 0)\n")
+        if os.uname().machine != "x86_64":
+            self.skipTest("the numbers above are x86_64's")
+        out = self.run_python(code)
+        self.assertEqual(out.split(), ["-1", "1"] * 9 + ["True"], out)
+
     def test_system_v_ipc_goes_at_the_checks_end(self):
-        out = self.run_sh("ipcmk -M 65536 && ipcmk -S 1 && ipcmk -Q")
-        self.assertEqual(sorted(k for k, _, _ in sandbox.sysv_ipc(self.box.uid)), ["msg", "sem", "shm"], out)
+        # made as the uid outside the filter (which refuses it): a layer of its own
+        for args in (["-M", "65536"], ["-S", "1"], ["-Q"]):
+            subprocess.run(["ipcmk"] + args, user=self.box.uid, group=self.box.gid, extra_groups=[],
+                           stdout=subprocess.DEVNULL, check=True)
+        self.assertEqual(sorted(k for k, _, _ in sandbox.sysv_ipc(self.box.uid)), ["msg", "sem", "shm"])
+        self.run_sh("true")     # a check that ran a program (after one that ran none, nothing is done)
         self.box.end_processes()
         self.assertEqual(sandbox.sysv_ipc(self.box.uid), [])
+
+    def test_a_run_leaves_the_graders_session_keyring(self):
+        libc = ctypes.CDLL(None, use_errno=True)
+        key = libc.syscall(248, b"user", b"iolab-unit", b"secret", 6, -3)   # add_key to the session keyring
+        self.assertGreater(key, 0, os.strerror(ctypes.get_errno()))
+        self.addCleanup(libc.syscall, 250, 21, key)     # KEYCTL_INVALIDATE
+
+        def read_key(fresh):
+            """What a child that has become the uid reads of the key: 1 (its
+            6 bytes) or 0, through the session keyring it inherited."""
+            pid = os.fork()
+            if pid == 0:
+                os.setresgid(self.box.gid, self.box.gid, self.box.gid)
+                os.setresuid(self.box.uid, self.box.uid, self.box.uid)
+                if fresh:
+                    sandbox._fresh_session_keyring()
+                buf = ctypes.create_string_buffer(16)
+                os._exit(int(libc.syscall(250, 11, key, buf, 16) == 6))     # KEYCTL_READ
+            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        self.assertEqual((read_key(False), read_key(True)), (1, 0))
 
     def test_describe_names_each_layer_or_its_absence(self):
         said = self.box.describe()
