@@ -29,7 +29,8 @@ Layers, outermost first (docs/instructors.md has the table):
      run needs.
 Nothing outlives a check: its processes are killed, the System V IPC
 objects of the uid removed, and (as root) its run directory closed to the
-uid.  Disk and memory are limited for the whole grading, not per process.
+uid; its files in shared directories, at any depth, go when the grading
+ends.  Disk and memory are limited for the whole grading, not per process.
 A grader that is not root cannot change uid: it runs students' code only
 inside bubblewrap, or, with --unsafe-no-sandbox, as itself (and says so).
 """
@@ -341,9 +342,36 @@ def remove_tree(path):
     return False
 
 
-def remove_files_of(uid, dirs=SHARED_TMP):
-    """Removes what uid left in the shared temporary directories."""
-    for top in dirs:
+def writable_dirs(uid, tops=SHARED_TMP):
+    """The directories below tops, tops included, where uid may make files
+    though they are not its own: those any user may write to, at any depth
+    (a 0777 directory another user made in /tmp).  Not below uid's own
+    directories, which go whole, nor through links."""
+    found = []
+    stack = [(t, True) for t in tops if os.path.isdir(t) and not os.path.islink(t)]
+    while stack:
+        path, writable = stack.pop()
+        if writable:
+            found.append(path)
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    st = e.stat(follow_symlinks=False)
+                    if st.st_uid != uid:
+                        stack.append((e.path, bool(st.st_mode & stat.S_IWOTH)))
+            except OSError:
+                pass
+    return found
+
+
+def remove_files_of(uid, dirs=None):
+    """Removes what uid left in the shared temporary directories, at any
+    depth where it could write (dirs: writable_dirs(uid))."""
+    for top in writable_dirs(uid) if dirs is None else dirs:
         try:
             entries = list(os.scandir(top))
         except OSError:
@@ -462,20 +490,18 @@ def footprint(pids):
     return memory, disk, seen
 
 
-def usage_of(paths, uid, shared=True, seen=None):
+def usage_of(paths, uid, shared=(), seen=None):
     """(bytes, files) that uid has under paths and at the top of the shared
-    temporary directories, skipping the files in seen ((dev, inode) pairs,
-    counted already); stops counting past the limits."""
+    directories shared (writable_dirs), skipping the files in seen ((dev,
+    inode) pairs, counted already); stops counting past the limits."""
     total = files = 0
     seen = set(seen or ())
     stack = list(paths)
-    if shared:
-        for top in SHARED_TMP:
-            try:
-                stack += [e.path for e in os.scandir(top)
-                          if e.stat(follow_symlinks=False).st_uid == uid]
-            except OSError:
-                pass
+    for top in shared:
+        try:
+            stack += [e.path for e in os.scandir(top) if e.stat(follow_symlinks=False).st_uid == uid]
+        except OSError:
+            pass
     while stack and total <= LIMIT_DISK and files <= LIMIT_FILES:
         path = stack.pop()
         try:
@@ -524,6 +550,7 @@ class Sandbox:
                 "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
                 "or pass --unsafe-no-sandbox")
         self.unsafe = not self.root and not self.bwrap
+        self._find_shared()
         # None, or why no student program may set up an io_uring here.
         self.io_uring_refused = None if self.bwrap else NO_IO_URING
 
@@ -604,10 +631,17 @@ class Sandbox:
                 raise RefuseError(f"processes of uid {self.uid} outlived SIGKILL for {KILL_TIMEOUT} s "
                                   "(unkillable, or zombies nobody reaps): stopped")
             remove_ipc_of(self.uid)
+            self._find_shared()
             self._started = False
         elif not self.root:
             kill_orphans()
         reap_orphans()
+
+    def _find_shared(self):
+        """The shared directories the watchdog looks into, found again
+        before each check (another user may have made one meanwhile): as
+        root outside bubblewrap (inside, /tmp is the sandbox's own)."""
+        self.shared = writable_dirs(self.uid) if self.root and not self.bwrap else ()
 
     def close(self, path):
         """A run directory whose check has ended: the grader's alone, so no
@@ -630,7 +664,7 @@ class Sandbox:
             memory += sum(size for kind, _, size in sysv_ipc(self.uid) if kind == "shm")
         if memory > LIMIT_MEMORY:
             return f"used more than {LIMIT_MEMORY >> 20} MiB of memory (killed)"
-        used, files = usage_of(paths, self.uid, shared=self.root and not self.bwrap, seen=seen)
+        used, files = usage_of(paths, self.uid, shared=self.shared, seen=seen)
         if used + held + extra > LIMIT_DISK or files > LIMIT_FILES:
             return f"wrote more than {LIMIT_DISK >> 20} MiB or {LIMIT_FILES} files (killed)"
         return None

@@ -533,13 +533,32 @@ class Sandbox(unittest.TestCase):
         end_holder()
         self.assertTrue(sandbox.kill_uid(self.box.uid))
 
-    def test_files_left_in_shared_tmp_are_removed(self):
-        # (Landlock keeps a program out of /tmp: the uid's file is made here)
+    def test_files_left_in_shared_tmp_are_removed_and_counted_at_any_depth(self):
+        # (Landlock keeps a program out of /tmp: the uid's files are made here)
         fd, left = tempfile.mkstemp(prefix="iolab-unit-", dir="/tmp")
         os.close(fd)
         self.box.own(left)
+        # another user's world-writable directories, one in a closed one
+        top = tempfile.mkdtemp(prefix="iolab-unit-", dir="/tmp")
+        self.addCleanup(shutil.rmtree, top)
+        os.makedirs(f"{top}/closed/open")
+        os.chmod(top, 0o1777)
+        os.chmod(f"{top}/closed/open", 0o777)
+        before = sandbox.usage_of([], self.box.uid, shared=sandbox.writable_dirs(self.box.uid))
+        deep = []
+        for d in (top, f"{top}/closed/open"):
+            with open(f"{d}/left", "wb") as f:
+                f.write(bytes(1 << 20))
+            self.box.own(f"{d}/left")
+            deep.append(f"{d}/left")
+        shared = sandbox.writable_dirs(self.box.uid)
+        self.assertIn(f"{top}/closed/open", shared)
+        self.assertNotIn(f"{top}/closed", shared)
+        used, files = sandbox.usage_of([], self.box.uid, shared=shared)
+        self.assertGreaterEqual(used - before[0], 2 << 20)
+        self.assertEqual(files - before[1], 2)
         sandbox.remove_files_of(self.box.uid)
-        self.assertFalse(os.path.exists(left))
+        self.assertEqual([p for p in [left] + deep if os.path.exists(p)], [])
 
 
 @unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
