@@ -152,22 +152,24 @@ def build_check(prog, src, build_time):
             raise Fail(f"not built: the grading's builds used up their {BUILD_BUDGET} s together "
                        "(does a source take that long to compile?)", f"make bin/{prog}")
         start = time.monotonic()
-        proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            out, _ = proc.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            g.box.stop(proc)
-            raise Fail(f"building {prog} took more than {limit:.0f} s", f"make bin/{prog}") from None
-        finally:
-            build_time["left"] -= time.monotonic() - start
-            g.box.waited(proc)
-            g.box.end_processes()
+        # Under the limits and the watchdog of a run: disk and memory too.
+        with tempfile.TemporaryFile(dir=g.work) as out:
+            proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
+                               stdout=out, stderr=subprocess.STDOUT)
+            try:
+                killed = g.watch(proc, limit, out)
+            finally:
+                build_time["left"] -= time.monotonic() - start
+                g.box.end_processes()
+            out.seek(0)
+            said = out.read(gradelib.OUTPUT_LIMIT)
+        if killed:
+            raise Fail(f"building {prog} {killed}", f"make bin/{prog}")
         built = os.path.join(g.build, "bin", prog)
         if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
             # quoted, indented: no line of it reads as a line of the report,
             # in the terminal or in results.json ('#pragma message "\nScore: 99"')
-            said = only_submission(out.decode("utf-8", "replace"))
+            said = only_submission(said.decode("utf-8", "replace"))
             raise Fail(f"make bin/{prog} failed:\n" + "\n".join("  " + line for line in said.splitlines()),
                        f"make bin/{prog}")
         # The program runs from the grader's copy, which students' code

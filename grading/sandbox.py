@@ -8,7 +8,8 @@ Layers, outermost first (docs/instructors.md has the table):
      every process of the uid is killed when a check ends, until the
      kernel's count of the uid's tasks proves none is left (kill_uid).
   2. Resource limits: CPU time, file size, address space, processes, open
-     files, no core dumps; a watchdog on the bytes and files the uid writes.
+     files, no core dumps; a watchdog on the bytes and files the uid writes,
+     builds included.
   3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
      network namespace, where they reach nothing), no socket pair and no
      descriptor sent over a socket, no System V IPC or POSIX message

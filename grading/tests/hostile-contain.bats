@@ -94,6 +94,7 @@ while True:
 	sub hoard-MEMFD 1-interleave writer hoarder MEMFD "HOLD 100"
 	sub hoard-UNTOUCHED 1-interleave writer hoarder UNTOUCHED "HOLD 100"
 	sub hoard-INFLIGHT 1-interleave writer hoarder INFLIGHT "HOLD 100"
+	sub bloater 1-interleave writer bloater "BLOAT 300"
 	sub ringer 5-patterns iopattern ringer "${defs[@]}"
 	sub knocker 5-patterns iopattern knocker "SOCKET \"$BUS/bus\"" "TAG \"$TAG\""
 
@@ -121,7 +122,8 @@ while True:
 	grade hoard-MAPPED 1 "writer:" & mapped=$!
 	grade knocker 5 "iodepth: N" & grade hoard-UNTOUCHED 1 "writer:"
 	wait $mapped $!
-	grade hoard-INFLIGHT 1 "writer:"
+	grade hoard-INFLIGHT 1 "writer:" & grade bloater 1 "writer:"
+	wait $!
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -242,6 +244,12 @@ io_uring_skipped() {
 	for kind in UNLINKED MEMFD UNTOUCHED; do
 		grep -q "writer wrote more than 256 MiB or 20000 files (killed)" grades/hoard-$kind.txt
 	done
+}
+
+@test "contain: a build counts against the disk limit: a program of 300 MiB of static data over 256 MiB" {
+	grep -q "^lab1: build writer: FAIL" grades/bloater.txt
+	grep -q "building writer wrote more than 256 MiB or 20000 files (killed)" grades/bloater.txt
+	grep -q "bin/writer did not build" grades/bloater.txt
 }
 
 @test "contain: the grader's own memory stays under 200 MB on ten CSVs of 4 MiB of short values" {
