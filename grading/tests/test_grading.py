@@ -436,6 +436,16 @@ class Sandbox(unittest.TestCase):
             return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         self.assertEqual((read_key(False), read_key(True)), (1, 0))
 
+    def test_keyrings_refused_above_the_grader_leave_it_nothing_to_leave(self):
+        # as in Docker (Gradescope), whose default profile refuses keyctl:
+        # here the sandbox's own filter stands for it
+        pid = os.fork()
+        if pid == 0:
+            sandbox._install_seccomp(sandbox._filter_program(sandbox.seccomp_filter(False, False)))
+            sandbox._fresh_session_keyring()
+            os._exit(0)
+        self.assertEqual(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), 0)
+
     def test_describe_names_each_layer_or_its_absence(self):
         said = self.box.describe()
         for layer in (f"own uid {self.box.uid}", "memory 2048 MiB", "by a watchdog: no cgroup",
