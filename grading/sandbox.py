@@ -302,16 +302,23 @@ def kill_uid(uid):
     the grader reaps the zombies its subreaping handed to it, and tries
     again: every child it has started is of uid, killed, so nobody will
     ask for their status any more."""
+    # kill(-1) as root would end every process of the machine: uid 0 is
+    # root's, and -1 (2^32 - 1) leaves setresuid's uids as they are.
+    if not 0 < uid < 2 ** 32 - 1:
+        raise RefuseError(f"uid {uid} is not a grading's")
     end = time.monotonic() + KILL_TIMEOUT
     while time.monotonic() < end:
         killer = os.fork()
         if killer == 0:
-            code = 1
+            code = 2    # it could not become uid
             try:
                 os.setgroups([])
                 os.setresgid(uid, uid, uid)
                 resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))
                 os.setresuid(uid, uid, uid)
+                if os.getresuid() != (uid, uid, uid):
+                    os._exit(code)
+                code = 1
                 os.kill(-1, signal.SIGKILL)
                 try:
                     probe = os.fork()
@@ -327,6 +334,8 @@ def kill_uid(uid):
         _, status = os.waitpid(killer, 0)
         if os.waitstatus_to_exitcode(status) == 0:
             return True
+        if os.waitstatus_to_exitcode(status) == 2:    # (a user namespace that maps no such uid)
+            raise RefuseError(f"cannot become uid {uid} to end its processes")
         # Others are left (or a process of uid killed the killer): the
         # zombies the grader's subreaping adopted are its to reap, then again.
         reap_orphans(spare=())

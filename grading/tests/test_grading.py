@@ -543,6 +543,15 @@ class Sandbox(unittest.TestCase):
         end_holder()
         self.assertTrue(sandbox.kill_uid(self.box.uid))
 
+    def test_no_kill_as_root(self):
+        # the killer's kill(-1) as root would end every process of the
+        # machine: root's uid, and -1, which setresuid leaves as it is, are
+        # refused before any fork
+        with unittest.mock.patch.object(os, "fork", side_effect=AssertionError("forked")):
+            for uid in (0, 2 ** 32 - 1):
+                with self.assertRaisesRegex(sandbox.RefuseError, f"uid {uid} is not a grading's"):
+                    sandbox.kill_uid(uid)
+
     def test_files_left_in_shared_tmp_are_removed_and_counted_at_any_depth(self):
         # (Landlock keeps a program out of /tmp: the uid's files are made here)
         fd, left = tempfile.mkstemp(prefix="iolab-unit-", dir="/tmp")
