@@ -152,24 +152,24 @@ def build_check(prog, src, build_time):
             raise Fail(f"not built: the grading's builds used up their {BUILD_BUDGET} s together "
                        "(does a source take that long to compile?)", f"make bin/{prog}")
         start = time.monotonic()
-        proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            out = gradelib.output_ends(proc.stdout, limit)     # its ends: a compiler may print gigabytes
-            proc.wait(timeout=max(1, start + limit - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            g.box.stop(proc)
-            raise Fail(f"building {prog} took more than {limit:.0f} s", f"make bin/{prog}") from None
-        finally:
-            proc.stdout.close()
-            build_time["left"] -= time.monotonic() - start
-            g.box.waited(proc)
-            g.box.end_processes()
+        # Under the limits and the watchdog of a run: disk and memory too.
+        with tempfile.TemporaryFile(dir=g.work) as out:
+            proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
+                               stdout=out, stderr=subprocess.STDOUT)
+            try:
+                killed = g.watch(proc, limit, out)
+            finally:
+                build_time["left"] -= time.monotonic() - start
+                g.box.end_processes()
+            out.seek(0)
+            ends = gradelib.output_ends(out, BUILD_LIMIT)     # its ends: a compiler may print gigabytes
+        if killed:
+            raise Fail(f"building {prog} {killed}", f"make bin/{prog}")
         built = os.path.join(g.build, "bin", prog)
         if proc.returncode != 0 or not os.path.isfile(built) or os.path.islink(built):
             # quoted, indented: no line of it reads as a line of the report,
             # in the terminal or in results.json ('#pragma message "\nScore: 99"')
-            raise Fail(f"make bin/{prog} failed:\n" + "\n".join("  " + line for line in build_quote(*out)),
+            raise Fail(f"make bin/{prog} failed:\n" + "\n".join("  " + line for line in build_quote(*ends)),
                        f"make bin/{prog}")
         # The program runs from the grader's copy, which students' code
         # cannot replace or remove while other checks run.
@@ -767,6 +767,10 @@ def batch(args):
         sandbox.Sandbox(allow_unsafe=args.unsafe_no_sandbox, use_bwrap=not args.no_bwrap).release()
     except sandbox.RefuseError as e:
         sys.exit(f"{PROG}: --batch: will not run students' code here: {e}")
+    # The probe made the batch a subreaper, which would adopt what a grading
+    # killed from outside left behind and never reap it: zombies that fill
+    # the process limit of that grading's uid for every later grading of it.
+    sandbox.become_subreaper(False)
     os.makedirs(out, mode=0o700, exist_ok=True)
     names = batch_names(subs)
     for name in names:      # no earlier batch's report may pass for this one's

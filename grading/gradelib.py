@@ -283,7 +283,7 @@ class Running:
             elif now > watched + sandbox.WATCH_PERIOD:
                 # the disk and memory the whole run holds: a walk of /proc, not to do every poll
                 watched = now
-                killed = g.box.over_limits([g.run, g.build], self.proc.pid, os.fstat(self.out.fileno()).st_size
+                killed = g.box.over_limits(g.watched(), self.proc.pid, os.fstat(self.out.fileno()).st_size
                                            + os.fstat(self.err.fileno()).st_size + self._trace_size())
             if killed:
                 g.box.stop(self.proc)
@@ -388,8 +388,9 @@ def _built(name, suffix, flags, libs, source=None):
 
 
 def output_ends(stream, timeout, keep=1 << 16):
-    """Reads the pipe stream to its end in pieces: (its first keep bytes,
-    its last keep bytes, how many bytes between were dropped), so that the
+    """Reads stream (a pipe, or a file from where it stands) to its end in
+    pieces: (its first keep bytes, its last keep bytes, how many bytes
+    between were dropped), so that the
     grader holds at most 2 x keep bytes of it, however much a process (a
     compiler's error messages, expanded through macro after macro) prints.
     subprocess.TimeoutExpired when it has not ended after timeout seconds."""
@@ -494,6 +495,37 @@ class Grading:
         return data
 
     # -- programs
+
+    def watched(self):
+        """The directories whose bytes and files count against a run's disk
+        limit: its run directory, the build, and the grader's copies of
+        what was built (a program of 480 MB of static data, copied once
+        per program, took 12 GB of the grader's disk)."""
+        return [d for d in (self.run, self.build, self.bin) if d]
+
+    def watch(self, proc, timeout, out):
+        """Waits for proc, started by box.popen with its output in the file
+        out (a build: make and the compiler), under the watchdog of a run
+        (Running.wait), and looks at the disk once more when it has ended
+        (a linker writes hundreds of MB between two looks).  Why it was
+        killed, or None."""
+        end, watched = time.monotonic() + timeout, time.monotonic()
+        try:
+            while proc.poll() is None:
+                now = time.monotonic()
+                if now > end:
+                    self.box.stop(proc)
+                    return f"took more than {timeout:.0f} s (killed)"
+                if now > watched + sandbox.WATCH_PERIOD:
+                    watched = now
+                    killed = self.box.over_limits(self.watched(), proc.pid, os.fstat(out.fileno()).st_size)
+                    if killed:
+                        self.box.stop(proc)
+                        return killed
+                time.sleep(0.01)
+            return self.box.over_limits(self.watched(), proc.pid, os.fstat(out.fileno()).st_size)
+        finally:
+            self.box.waited(proc)
 
     def need(self, *progs):
         for prog in progs:

@@ -45,7 +45,7 @@ while True:
 	SCRATCH=$(mktemp -d /tmp/iolab-hostile-scratch.XXXXXX)
 	chmod 755 "$SCRATCH"
 	echo "$SCRATCH" >scratch-dir
-	for prog in bomb saboteur stubborn filler peeker; do
+	for prog in bomb hopper saboteur stubborn filler peeker; do
 		variant "$prog"
 		cp "$ROOT/grading/tests/fixtures/hostile/$prog.c" "subs/$prog/$dir/writer.c"
 	done
@@ -105,13 +105,14 @@ runs_checks() { grep -c "^lab1: runs: .*: FAIL 0/" "$BATS_FILE_TMPDIR/grades/$1.
 	[ "$(score forger)" = "18/25" ]
 }
 
-@test "hostile: a fork bomb, an endless writer and a disk filler fail their check only, each saying why" {
-	for sub in bomb stubborn filler; do
+@test "hostile: a fork bomb, a process that forks and exits, an endless writer and a disk filler fail their check only, each saying why" {
+	for sub in bomb hopper stubborn filler; do
 		[ "$(score $sub)" = "22/25" ]
 		[ "$(grep -c ': FAIL ' "$BATS_FILE_TMPDIR/grades/$sub.txt")" -eq 1 ]
 	done
 	report filler >&2	# shown if the test fails
 	report stubborn | grep -q "writer did not finish in 10 s (killed)"
+	report hopper | grep -q "writer did not finish in 10 s (killed)"
 	! report stubborn | grep -q "137"
 	report filler | grep -q "writer wrote more than 256 MiB or 20000 files (killed)"
 }

@@ -3,16 +3,19 @@
 import base64
 import contextlib
 import csv
+import ctypes
 import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grading"))
 import grade  # noqa: E402
@@ -396,11 +399,69 @@ class Sandbox(unittest.TestCase):
         self.assertIn("mine\n", out)
         self.assertIn("GNU GENERAL PUBLIC LICENSE", out)
 
+    @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
+    def test_ipc_keyrings_and_other_processes_are_refused_memfd_is_not(self):
+        # each call as it comes, with arguments that would otherwise succeed
+        # (or fail with another errno): -1 1 is the filter's EPERM
+        code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                "def said(r): print(r, ctypes.get_errno() if r == -1 else 0)\n"
+                "said(libc.shmget(0, 65536, 0o1600))\n"
+                "said(libc.semget(0, 1, 0o1600))\n"
+                "said(libc.msgget(0, 0o1600))\n"
+                "sv = (ctypes.c_int * 2)()\n"
+                "said(libc.socketpair(1, 1, 0, sv))\n"
+                "said(libc.sendmsg(0, None, 0))\n"                               # EBADF unfiltered
+                "said(libc.syscall(248, b'user', b'iolab', b'x', 1, -3))\n"     # add_key, session keyring
+                "said(libc.syscall(250, 0, -3, 0))\n"                           # keyctl: its keyring's id
+                "said(libc.ptrace(0, 0, None, None))\n"                         # PTRACE_TRACEME
+                "said(libc.syscall(310, os.getppid(), None, 0, None, 0, 0))\n"  # process_vm_readv
+                "said(libc.syscall(317, 1, 0, None))\n"                         # seccomp: EFAULT unfiltered
+                "said(libc.prctl(22, 2, None, 0, 0))\n"                         # PR_SET_SECCOMP
+                "print(libc.memfd_create(b'barrier', 0) >= 0, libc.prctl(15, b'iolab', 0, 0, 0))\n")  # PR_SET_NAME
+        if os.uname().machine != "x86_64":
+            self.skipTest("the numbers above are x86_64's")
+        out = self.run_python(code)
+        self.assertEqual(out.split(), ["-1", "1"] * 11 + ["True", "0"], out)
+
     def test_system_v_ipc_goes_at_the_checks_end(self):
-        out = self.run_sh("ipcmk -M 65536 && ipcmk -S 1 && ipcmk -Q")
-        self.assertEqual(sorted(k for k, _, _ in sandbox.sysv_ipc(self.box.uid)), ["msg", "sem", "shm"], out)
+        # made as the uid outside the filter (which refuses it): a layer of its own
+        for args in (["-M", "65536"], ["-S", "1"], ["-Q"]):
+            subprocess.run(["ipcmk"] + args, user=self.box.uid, group=self.box.gid, extra_groups=[],
+                           stdout=subprocess.DEVNULL, check=True)
+        self.assertEqual(sorted(k for k, _, _ in sandbox.sysv_ipc(self.box.uid)), ["msg", "sem", "shm"])
+        self.run_sh("true")     # a check that ran a program (after one that ran none, nothing is done)
         self.box.end_processes()
         self.assertEqual(sandbox.sysv_ipc(self.box.uid), [])
+
+    def test_a_run_leaves_the_graders_session_keyring(self):
+        libc = ctypes.CDLL(None, use_errno=True)
+        key = libc.syscall(248, b"user", b"iolab-unit", b"secret", 6, -3)   # add_key to the session keyring
+        self.assertGreater(key, 0, os.strerror(ctypes.get_errno()))
+        self.addCleanup(libc.syscall, 250, 21, key)     # KEYCTL_INVALIDATE
+
+        def read_key(fresh):
+            """What a child that has become the uid reads of the key: 1 (its
+            6 bytes) or 0, through the session keyring it inherited."""
+            pid = os.fork()
+            if pid == 0:
+                os.setresgid(self.box.gid, self.box.gid, self.box.gid)
+                os.setresuid(self.box.uid, self.box.uid, self.box.uid)
+                if fresh:
+                    sandbox._fresh_session_keyring()
+                buf = ctypes.create_string_buffer(16)
+                os._exit(int(libc.syscall(250, 11, key, buf, 16) == 6))     # KEYCTL_READ
+            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        self.assertEqual((read_key(False), read_key(True)), (1, 0))
+
+    def test_keyrings_refused_above_the_grader_leave_it_nothing_to_leave(self):
+        # as in Docker (Gradescope), whose default profile refuses keyctl:
+        # here the sandbox's own filter stands for it
+        pid = os.fork()
+        if pid == 0:
+            sandbox._install_seccomp(sandbox._filter_program(sandbox.seccomp_filter(False, False)))
+            sandbox._fresh_session_keyring()
+            os._exit(0)
+        self.assertEqual(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), 0)
 
     def test_describe_names_each_layer_or_its_absence(self):
         said = self.box.describe()
@@ -427,24 +488,113 @@ class Sandbox(unittest.TestCase):
         # asked for, outside bubblewrap (this box) still refused: sandbox.NO_IO_URING
         self.assertEqual(self.run_sh(f"{py} -I u.py", allow_io_uring=True).strip(), "1")
 
+    def processes(self):
+        """How many processes of the uid ps lists."""
+        out = subprocess.run(["ps", "-o", "pid=", "-u", str(self.box.uid)], stdout=subprocess.PIPE).stdout
+        return len(out.split())
+
     def test_a_fork_bomb_and_a_daemon_are_all_killed(self):
         p = self.box.popen(["/bin/sh", "-c", "(setsid sleep 300 &) ; while :; do sleep 300 & done"],
                            cwd=self.dir, binds=[self.dir])
         for _ in range(100):
-            if len(sandbox.pids_of(self.box.uid)) > 50:
+            if self.processes() > 50:
                 break
             time.sleep(0.05)
-        self.assertGreater(len(sandbox.pids_of(self.box.uid)), 50)
+        self.assertGreater(self.processes(), 50)
         self.box.stop(p)
-        self.assertEqual(sandbox.pids_of(self.box.uid), [])
+        self.assertEqual(self.processes(), 0)
 
-    def test_files_left_in_shared_tmp_are_removed(self):
-        # (Landlock keeps a program out of /tmp: the uid's file is made here)
+    @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
+    def test_a_process_that_forks_and_exits_over_and_over_is_ended(self):
+        # never both listed and alive: it beats in a file until it is gone
+        with open(f"{self.dir}/t.py", "w") as f:
+            f.write("import os, time\nwhile True:\n    if os.fork():\n        os._exit(0)\n"
+                    "    os.write(os.open('beat', os.O_WRONLY | os.O_APPEND | os.O_CREAT), b'.')\n")
+        p = self.box.popen([PYTHON, "-I", "t.py"], cwd=self.dir, binds=[self.dir])
+        beat = f"{self.dir}/beat"
+        for _ in range(100):
+            if os.path.exists(beat) and os.path.getsize(beat) > 100:
+                break
+            time.sleep(0.05)
+        self.assertGreater(os.path.getsize(beat), 100)
+        self.box.stop(p)
+        size = os.path.getsize(beat)
+        time.sleep(0.5)
+        self.assertEqual(os.path.getsize(beat), size)
+
+    def test_zombies_nobody_reaps_are_seen_and_their_slot_refused(self):
+        # a process of the grader's own that reaps nothing (as the batch was)
+        # holds 3 zombies of the uid: the kernel still counts them
+        ready, go = os.pipe()
+        holder = os.fork()
+        if holder == 0:
+            for _ in range(3):
+                if os.fork() == 0:
+                    os.setresgid(self.box.gid, self.box.gid, self.box.gid)
+                    os.setresuid(self.box.uid, self.box.uid, self.box.uid)
+                    os._exit(0)
+            os.write(go, b"x")
+            time.sleep(60)
+            os._exit(0)
+        os.read(ready, 1)
+        os.close(ready)
+        os.close(go)
+
+        def end_holder():
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                os.kill(holder, signal.SIGKILL)
+                os.waitpid(holder, 0)
+        self.addCleanup(end_holder)
+        started = time.monotonic()
+        with unittest.mock.patch.object(sandbox, "KILL_TIMEOUT", 0.5):
+            self.assertFalse(sandbox.kill_uid(self.box.uid))
+            self.assertLess(time.monotonic() - started, 3)
+            self.run_sh("true")
+            with self.assertRaisesRegex(sandbox.RefuseError, f"processes of uid {self.box.uid} outlived SIGKILL"):
+                self.box.end_processes()
+            # a grading claiming uids now skips that one
+            other = sandbox.Sandbox(use_bwrap=False)
+            self.addCleanup(other.release)
+            self.assertNotEqual(other.uid, self.box.uid)
+        # once their parent has gone, the grader adopts and reaps them
+        end_holder()
+        self.assertTrue(sandbox.kill_uid(self.box.uid))
+
+    def test_no_kill_as_root(self):
+        # the killer's kill(-1) as root would end every process of the
+        # machine: root's uid, and -1, which setresuid leaves as it is, are
+        # refused before any fork
+        with unittest.mock.patch.object(os, "fork", side_effect=AssertionError("forked")):
+            for uid in (0, 2 ** 32 - 1):
+                with self.assertRaisesRegex(sandbox.RefuseError, f"uid {uid} is not a grading's"):
+                    sandbox.kill_uid(uid)
+
+    def test_files_left_in_shared_tmp_are_removed_and_counted_at_any_depth(self):
+        # (Landlock keeps a program out of /tmp: the uid's files are made here)
         fd, left = tempfile.mkstemp(prefix="iolab-unit-", dir="/tmp")
         os.close(fd)
         self.box.own(left)
+        # another user's world-writable directories, one in a closed one
+        top = tempfile.mkdtemp(prefix="iolab-unit-", dir="/tmp")
+        self.addCleanup(shutil.rmtree, top)
+        os.makedirs(f"{top}/closed/open")
+        os.chmod(top, 0o1777)
+        os.chmod(f"{top}/closed/open", 0o777)
+        before = sandbox.usage_of([], self.box.uid, shared=sandbox.writable_dirs(self.box.uid))
+        deep = []
+        for d in (top, f"{top}/closed/open"):
+            with open(f"{d}/left", "wb") as f:
+                f.write(bytes(1 << 20))
+            self.box.own(f"{d}/left")
+            deep.append(f"{d}/left")
+        shared = sandbox.writable_dirs(self.box.uid)
+        self.assertIn(f"{top}/closed/open", shared)
+        self.assertNotIn(f"{top}/closed", shared)
+        used, files = sandbox.usage_of([], self.box.uid, shared=shared)
+        self.assertGreaterEqual(used - before[0], 2 << 20)
+        self.assertEqual(files - before[1], 2)
         sandbox.remove_files_of(self.box.uid)
-        self.assertFalse(os.path.exists(left))
+        self.assertEqual([p for p in [left] + deep if os.path.exists(p)], [])
 
 
 @unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
