@@ -157,6 +157,55 @@ def submissions(path):
     return max(took, default=0), len(took), sum(took)
 
 
+def _lock_kind(e):
+    """What the call e does to a lock on its file: "lock" (exclusive, to
+    the end of the file, where O_APPEND writes land), "partial" (shared,
+    or a record lock with a length), "unlock", or None."""
+    if e.name == "flock":
+        if "LOCK_UN" in e.args:
+            return "unlock"
+        return "lock" if "LOCK_EX" in e.args else "partial" if "LOCK_SH" in e.args else None
+    if e.name == "fcntl" and re.search(r"F_(?:OFD_)?SETLKW?,", e.args):
+        # Only the whole file locks or unlocks it: a range that starts past
+        # 0 misses the end where O_APPEND writes land, or releases nothing.
+        whole = "l_whence=SEEK_SET, l_start=0, l_len=0}" in e.args
+        if not whole:
+            return "partial"
+        return "unlock" if "F_UNLCK" in e.args else "lock" if "F_WRLCK" in e.args else "partial"
+    return None
+
+
+def lock_order(path):
+    """What the log of a writer traced alone on one file (paths=[file],
+    calls LOCKS) says of its locks: a dict with pairs (the bytes its write
+    calls put in the file inside each lock-unlock pair), inside (their
+    sum), relocked (a lock taken again while held: the unlock did not
+    release it) and partial (locks that do not keep other writers from the
+    end of the file). Closing the descriptor that holds the lock releases
+    it. Bytes the file holds beyond inside reached it with no lock held,
+    by whatever call."""
+    seen = dict(pairs=[], inside=0, relocked=0, partial=0)
+    held = {}       # pid: (the locked descriptor, bytes written since the lock)
+    for e in events(path):
+        if e.kind != "call" or e.ret is None or e.ret < 0:
+            continue
+        fd = e.args.split(",", 1)[0].strip()
+        kind = _lock_kind(e)
+        if kind == "lock":
+            if e.pid in held:
+                seen["relocked"] += 1
+            else:
+                held[e.pid] = (fd, 0)
+        elif kind == "partial":
+            seen["partial"] += 1
+        elif (kind == "unlock" or e.name == "close") and e.pid in held and held[e.pid][0] == fd:
+            seen["pairs"].append(held.pop(e.pid)[1])
+        elif e.name in WRITES and e.pid in held:
+            held[e.pid] = (held[e.pid][0], held[e.pid][1] + e.ret)
+    seen["inside"] = sum(seen["pairs"])
+    return seen
+
+
 def children_left_to_the_kernel(path):
     """Whether a traced process set SIGCHLD to be ignored or SA_NOCLDWAIT
     (calls ["rt_sigaction"]): its children are then reaped by the kernel,

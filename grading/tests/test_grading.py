@@ -670,6 +670,32 @@ class TracerLog(unittest.TestCase):
         self.assertEqual(tracer.submissions(self.path), (16, 2, 19))
 
 
+class LockLog(unittest.TestCase):
+    """tracer.lock_order: the bytes written inside each whole-file lock;
+    a lock over part of the file, or an unlock of part of it, is partial,
+    and the lock it did not release is taken again."""
+
+    LOG = (
+        '5 flock(3, LOCK_EX) = 0\n'
+        '5 write(3, ""..., 6) = 6\n'
+        '5 flock(3, LOCK_UN) = 0\n'
+        '5 fcntl(3, F_SETLKW, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=0}) = 0\n'
+        '5 write(3, ""..., 4) = 4\n'
+        '5 fcntl(3, F_SETLK, {l_type=F_UNLCK, l_whence=SEEK_SET, l_start=1099511627776, l_len=0}) = 0\n'
+        '5 fcntl(3, F_SETLKW, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=0}) = 0\n'
+        '5 write(3, ""..., 2) = 2\n'
+        '5 close(3) = 0\n')
+
+    def test_pairs_partial_and_relocked(self):
+        fd, path = tempfile.mkstemp()
+        with os.fdopen(fd, "w") as f:
+            f.write(self.LOG)
+        try:
+            self.assertEqual(tracer.lock_order(path), dict(pairs=[6, 6], inside=12, relocked=1, partial=1))
+        finally:
+            os.unlink(path)
+
+
 @unittest.skipUnless(ROOT and tracer.STRACE, "needs root (the sandbox's own uid) and strace")
 @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
 class Tracer(unittest.TestCase):
