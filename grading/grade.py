@@ -121,7 +121,7 @@ def load(labs):
         std = getattr(module, "STANDARD", None)
         if not isinstance(std, gradelib.Standard):
             raise SystemExit(f"{PROG}: {rubric_module(lab)} declares no STANDARD = standard(build=..., "
-                             "columns=..., figures=..., answers=...) (see docs/adding-a-lab.md)")
+                             "columns=..., figures=...) (see docs/adding-a-lab.md)")
         for src in kit_programs(lab):
             prog = os.path.basename(src)[:-2]
             checks.append(Check(lab, std.build, f"build {prog}", build_check(prog, src, build_time), (),
@@ -131,9 +131,12 @@ def load(labs):
             if of == lab:
                 checks.append(Check(lab, std.columns, f"data/{name} has the declared columns",
                                     columns_check(lab, f"data/{name}", [c.name for c in columns]), (), 30))
-        checks.append(Check(lab, std.figures, f"figures plot/lab{lab}-*.png", figures_check(lab), (), 30))
-        checks.append(Check(lab, std.answers, f"answers to Q{lab}.x present", answers_check(module.QUESTIONS), (),
-                            30))
+        checks.append(Check(lab, std.figures, f"figures: the kit's plot/lab{lab}-*.gp draw your data",
+                            figures_check(lab), (), 60))
+        # 0 points: eight words of lorem ipsum would earn them; the row
+        # tells the hand grader which questions have no answer
+        checks.append(Check(lab, 0, f"answers to Q{lab}.x present (for the hand grader)",
+                            answers_check(module.QUESTIONS), (), 30))
     checks.append(Check(None, 1, "data/machine.txt describes the machine", machine_check, (), 30))
     return checks, modules
 
@@ -274,19 +277,78 @@ def png_problem(png, size):
     return None
 
 
+def figure_inputs(gp):
+    """The files plot/gp reads, as it names them: data/... paths."""
+    with open(os.path.join(KIT, "plot", gp)) as f:
+        return sorted(set(re.findall(r"data/[A-Za-z0-9_./-]*\.(?:csv|txt)", f.read())))
+
+
 def figures_check(lab):
+    """Each of the lab's figures drawn by the kit's common/plot.sh and
+    plot/labN-*.gp from the student's data alone: a PNG handed in proves
+    nothing (a striped one passed a check of its pixels). gnuplot runs in
+    the sandbox as the students' uid, in the check's run directory, where
+    no program of the student's runs any more (fresh() ended them): the
+    script is the kit's, the student's files are only read as data, and
+    whatever gnuplot might be made to do, it does with the rights the
+    student's own programs had."""
     def run(g):
+        if shutil.which("gnuplot", path="/usr/bin:/bin") is None:
+            raise Skip("gnuplot is not installed on the grading machine")
+        gps = sorted(f for f in os.listdir(os.path.join(KIT, "plot")) if f.startswith(f"lab{lab}-") and f.endswith(".gp"))
+        for d in ("common", "plot", "data", "data/reference"):
+            os.mkdir(os.path.join(g.run, d), 0o700)
+            g.box.own(os.path.join(g.run, d))
+        for f in ("plot.sh", "deps.sh"):
+            with open(os.path.join(KIT, "common", f), "rb") as src:
+                g.put(f"common/{f}", src.read())
         bad = []
-        for gp in sorted(os.listdir(os.path.join(KIT, "plot"))):
-            if not (gp.startswith(f"lab{lab}-") and gp.endswith(".gp")):
-                continue
-            name = f"plot/{gp[:-3]}.png"
-            png = g.file(name)
-            problem = "is missing" if png is None else png_problem(png, figure_size(gp))
+        for gp in gps:
+            with open(os.path.join(KIT, "plot", gp), "rb") as src:
+                g.put(f"plot/{gp}", src.read())
+            for name in figure_inputs(gp):
+                if os.path.exists(os.path.join(g.run, name)):
+                    continue
+                if name.startswith("data/reference/") and os.path.isfile(os.path.join(KIT, name)):
+                    with open(os.path.join(KIT, name), "rb") as src:
+                        g.put(name, src.read())
+                elif "/" not in name[len("data/"):] and g.file(name) is not None:
+                    g.put(name, g.file(name))
+            problem = draw(g, gp)
             if problem:
-                bad.append(f"{name} {problem}")
+                bad.append(problem)
         gradelib.expect(not bad, "\n".join(bad), f"make lab{lab} (it draws the figures)")
     return run
+
+
+def draw(g, gp):
+    """plot/gp drawn in the run directory by common/plot.sh: what went
+    wrong, in one line, or None when it drew a figure of the kit's size
+    with something plotted on it."""
+    png = f"plot/{gp[:-3]}.png"
+    limit = g.deadline - time.monotonic()
+    if limit < 1:
+        return f"{png}: not drawn, the check's time ran out"
+    # /etc/fonts: fontconfig's, for the labels pngcairo writes (bubblewrap
+    # binds only what a C program needs of /etc)
+    proc = g.box.popen(["bash", "common/plot.sh", f"plot/{gp}", png], cwd=g.run, binds=[g.run],
+                       ro_binds=[d for d in ("/etc/fonts",) if os.path.isdir(d)], cpu=int(limit) + 1,
+                       env={"IOLAB_NO_INSTALL": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        g.box.stop(proc)
+        return f"{png}: gnuplot took more than {limit:.0f} s on your data"
+    finally:
+        g.box.waited(proc)
+    said = clean(out.decode("utf-8", "replace").strip().splitlines()[-1] if out.strip() else "", 200, 1)
+    drawn = g.read(png)
+    if proc.returncode != 0 or drawn is None:
+        # plot.sh names a file the figure reads that is not there; gnuplot
+        # its error (the line of the script and what it found in the data)
+        return f"{png}: the kit's plot/{gp} drew no figure from your data ({said or 'no message'})"
+    problem = png_problem(drawn, figure_size(gp))
+    return f"{png}, drawn from your data, {problem}" if problem else None
 
 
 ANSWER_WORDS = 8    # the fewest words that can answer a question (the reference answers have 54 or more)
@@ -649,7 +711,7 @@ def gradescope_json(res):
         if r["status"] == "SKIP":   # worth nothing here: Gradescope leaves it out of the total
             t["max_score"] = 0
         else:
-            t["status"] = "passed" if r["score"] == r["points"] else "failed"
+            t["status"] = "passed" if r["status"] == "PASS" else "failed"   # a row of 0 points fails too
         tests.append(t)
     return dict(score=res["score"], execution_time=round(time.monotonic() - res["started"]), output=summary(res),
                 tests=tests, extra_data=dict(seed=res["seed"], max_score=res["maximum"]))

@@ -3,7 +3,7 @@
 A lab's grading module (grading/labN/checks.py) declares its checks:
 
     LAB = 1
-    STANDARD = standard(build=1, columns=1, figures=2, answers=1)
+    STANDARD = standard(build=1, columns=1, figures=2)
     QUESTIONS = {"Q1.1": 2, ...}          # written answers, graded by hand
 
     @check(3, "writer: line counts, append and overwrite modes", needs=["writer"])
@@ -99,17 +99,19 @@ class Mutant:
 
 class Standard:
     """The rows every lab has, each worth the points given: build (one per
-    program of labs/N-topic/), columns (one per CSV its columns.csv declares), figures
-    (every plot/labN-*.png) and answers (every written question answered).
-    A module declares them in one line, STANDARD = standard(...); grade.py
-    grades them, the builds before the module's checks and the rest after."""
+    program of labs/N-topic/), columns (one per CSV its columns.csv declares)
+    and figures (the kit's plot/labN-*.gp draw the student's data). A
+    module declares them in one line, STANDARD = standard(...); grade.py
+    grades them, the builds before the module's checks and the rest after,
+    with a row of 0 points that tells the hand grader which questions have
+    no answer (what an answer is worth, only a reader judges)."""
 
-    def __init__(self, build, columns, figures, answers):
-        self.build, self.columns, self.figures, self.answers = build, columns, figures, answers
+    def __init__(self, build, columns, figures):
+        self.build, self.columns, self.figures = build, columns, figures
 
 
-def standard(*, build, columns, figures, answers):
-    return Standard(build, columns, figures, answers)
+def standard(*, build, columns, figures):
+    return Standard(build, columns, figures)
 
 
 CHECKS = []     # every lab's checks, in the order they are declared

@@ -99,7 +99,7 @@ results_json() {
 	seen = {}
 	for t in r["tests"]:
 	    assert set(t) - {"number"} == {"name", "score", "max_score", "status", "output", "visibility", "tags"}, t
-	    assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed"), t
+	    assert t["status"] == ("passed" if t["output"].startswith("PASS") else "failed"), t
 	    # lab1's checks: tag lab1, numbers 1.1, 1.2, ... in order; the machine's: tag all, no number
 	    lab = t["name"].split(":")[0]
 	    seen[lab] = seen.get(lab, 0) + 1
