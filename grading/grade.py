@@ -539,26 +539,36 @@ def grade_one(args):
         if args.only:
             chosen = [c for c in checks if args.only in c.name and not c.title.startswith("build ")]
             checks = [c for c in checks if c.title.startswith("build ")] + chosen * args.repeat
-        records, end = [], started + args.budget
+        # The checks that read only the submission's files run first, each
+        # within its own time limit but outside the budget: a handin whose
+        # programs use up the grading's time keeps its data, figures and
+        # machine.txt points (Gradescope grades lab after lab: a timeout
+        # in Lab 3 had zeroed 40 such checks of the labs after it).
+        order = sorted(range(len(checks)), key=lambda i: not files_only(checks[i]))
+        done, end = {}, started + args.budget
         try:
-            for c in checks:
+            for i in order:
+                c = checks[i]
                 left = end - time.monotonic()
-                if left < 1 or (records and records[-1]["status"] == "STOPPED"):
+                if files_only(c):
+                    left = c.timeout
+                if left < 1 or any(r["status"] == "STOPPED" for r in done.values()):
                     break
                 start = time.monotonic()
                 status, message = run_check(g, c, left)
-                records.append(record(c, status, message))
-                r = records[-1]
+                r = done[i] = record(c, status, message)
                 print(f"{c.name}: {status} {r['score']}/{r['points']} ({time.monotonic() - start:.1f}s)")
                 for line in (message or "").splitlines()[-6:]:
                     print(f"    {line}")
         except OutOfTime:   # SIGTERM between two checks
             pass
         signal.signal(signal.SIGTERM, signal.SIG_IGN)    # the report is written whole
-        for c in checks[len(records):]:
-            records.append(record(c, "NOT RUN", "not run: the grading was stopped" if _TERMINATED
-                                  else f"not run: the grading's time ({args.budget} s) ran out"))
-            print(f"{c.name}: NOT RUN 0/{c.points}")
+        for i in order:
+            if i not in done:
+                done[i] = record(checks[i], "NOT RUN", "not run: the grading was stopped" if _TERMINATED
+                                 else f"not run: the grading's time ({args.budget} s) ran out")
+                print(f"{checks[i].name}: NOT RUN 0/{checks[i].points}")
+        records = [done[i] for i in range(len(checks))]     # in rubric order, as --list and the handout
         not_run = [r["name"] for r in records if r["status"] in ("NOT RUN", "STOPPED")]
         if not_run:
             why = ("the grading was stopped (SIGTERM: the autograder's time limit?)" if _TERMINATED
@@ -568,7 +578,7 @@ def grade_one(args):
                      dict(seed=seed, notes=notes, started=started, submission=sub))
         print_report(res)
         if args.json:
-            write_json(args.json, gradescope_json(res))
+            write_json(args.json, gradescope_json(res, args.visibility))
         if args.pl_json:
             write_json(args.pl_json, prairielearn_json(res))
         return 0
@@ -599,6 +609,13 @@ def grade_one(args):
             print(f"kept {work}")
         elif not sandbox.remove_tree(work):
             print(f"{PROG}: note: could not remove all of {work}", file=sys.stderr)
+
+
+def files_only(c):
+    """Whether check c reads only the submission's files (its CSVs, the
+    figures the kit's scripts draw from them, answers.md, machine.txt):
+    it needs none of the student's programs, nor a build."""
+    return not c.needs and not c.title.startswith("build ")
 
 
 def record(c, status, message):
@@ -646,6 +663,8 @@ def result(records, modules, containment, class_lines, about):
     counted = [r for r in records if r["status"] != "SKIP"]
     skipped = [r for r in records if r["status"] == "SKIP"]
     notes = list(about["notes"])
+    if containment.startswith("NONE"):   # the one containment results.json says too
+        notes.append(f"Containment: {containment}")
     if skipped:
         notes.append(f"{len(skipped)} check(s) skipped, this machine cannot run them, "
                      f"{sum(r['points'] for r in skipped)} points left out of the maximum: "
@@ -679,8 +698,10 @@ def print_report(res):
 
 
 def summary(res):
-    """The text above the tests on both platforms."""
-    text = f"Score: {res['score']}/{res['maximum']}. Seed: {res['seed']}. Containment: {res['containment']}"
+    """The text above the tests on both platforms, which students read:
+    short. How their code was contained, and the machine, the report says
+    on stdout (the autograder's output, which the instructor sees)."""
+    text = f"Score: {res['score']}/{res['maximum']}. Seed: {res['seed']}."
     for line in res["notes"]:
         text += f"\nNote: {line}"
     if res["class_lines"]:
@@ -698,14 +719,38 @@ def numbered(records):
         yield r, (f"{r['lab']}.{seen[r['lab']]}" if r["lab"] else None), (f"lab{r['lab']}" if r["lab"] else "all")
 
 
-def gradescope_json(res):
+VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")   # Gradescope's, for a test
+
+
+def visibility_rules(text):
+    """[(TEXT, VISIBILITY), ...] from 'TEXT=VISIBILITY;...' (--visibility,
+    make autograder's VISIBILITY): a check whose name holds TEXT gets
+    that visibility on Gradescope, the first rule that matches; ValueError
+    saying what is wrong."""
+    rules = []
+    for item in text.split(";"):
+        m = re.fullmatch(r"([^=]+)=(.*)", item)
+        if not m or m.group(2) not in VISIBILITY:
+            raise ValueError(f"'{clean(item, 60)}' is not TEXT=VISIBILITY, VISIBILITY one of {', '.join(VISIBILITY)}")
+        rules.append((m.group(1), m.group(2)))
+    return rules
+
+
+def visibility_of(name, rules):
+    return next((v for text, v in rules if text in name), "visible")
+
+
+def gradescope_json(res, visibility=()):
     """Gradescope's results.json (its "Autograder Specifications"):
     extra_data holds the seed and this grading's maximum (class.csv reads
-    it)."""
+    it); each test's visibility is the first of the rules (visibility_rules)
+    that matches its name, else visible. The run's stdout, the report with
+    its containment, stays the instructor's (stdout_visibility: hidden, the
+    default)."""
     tests = []
     for r, number, tag in numbered(res["records"]):
         t = dict(name=r["name"], score=r["score"], max_score=r["points"], output=r["output"],
-                 visibility="visible", tags=[tag])
+                 visibility=visibility_of(r["name"], visibility), tags=[tag])
         if number:
             t["number"] = number
         if r["status"] == "SKIP":   # worth nothing here: Gradescope leaves it out of the total
@@ -893,7 +938,8 @@ def last_line(path):
 
 # ------------------------------------------------------------------ command line
 
-USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--keep] [--seed N] [--budget S] [SUBMISSION]
+USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--keep] [--seed N] [--budget S]
+                  [--visibility RULES] [SUBMISSION]
        ./grade.sh --batch DIR [-j N] [--out DIR] [--pl-qid QID] [--labs LIST] [--seed N] [--budget S]
        ./grade.sh --list [--labs LIST]
   SUBMISSION  a directory or a .tar.gz from `make handin`;
@@ -922,7 +968,14 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
               the seed it drew (Seed: N), and --seed N replays that grading
   --budget S  seconds for a whole grading, builds included (default 1800);
               when they run out the checks finished keep their points and
-              the report names those that did not run
+              the report names those that did not run; the checks that
+              read only files (data, figures, answers, machine.txt) run
+              first, outside it
+  --visibility TEXT=V[;TEXT=V...]
+              in --json, a check whose name holds TEXT gets Gradescope's
+              visibility V (visible, hidden, after_due_date or
+              after_published; the first rule that matches, else visible),
+              e.g. 'speed=after_due_date'
   --no-bwrap  do not use bubblewrap even where it can start
   --unsafe-no-sandbox
               not root and no bubblewrap: run students' code as yourself
@@ -962,6 +1015,13 @@ def seconds(text):
     return int(text)
 
 
+def rules_arg(text):
+    try:
+        return visibility_rules(text)
+    except ValueError as e:
+        usage_error(f"--visibility: {e}")
+
+
 def jobs(text):
     if not re.fullmatch(r"[1-9][0-9]?", text):
         usage_error(f"-j: '{text}' is not a count from 1 to 99")
@@ -989,6 +1049,7 @@ def main(argv):
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--seed", type=seed_number)
     p.add_argument("--budget", type=seconds, default=BUDGET)
+    p.add_argument("--visibility", type=rules_arg, default=[])
     p.add_argument("--no-bwrap", action="store_true")
     p.add_argument("--unsafe-no-sandbox", action="store_true")
     p.add_argument("-h", "--help", action="store_true")

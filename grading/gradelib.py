@@ -192,8 +192,11 @@ def median(values):
 class Result:
     """How a program ended and what it printed."""
 
-    def __init__(self, status, out, err, wall_s, cpu_s, killed=None, io=None):
+    def __init__(self, status, out, err, wall_s, cpu_s, killed=None, io=None, signal=0):
         self.status, self.out, self.err = status, out, err
+        # the signal that ended it (0: it exited), reported by the reaper:
+        # status is 128 + it then, as a shell says, and an exit(139) too
+        self.signal = signal
         self.wall_s, self.cpu_s, self.killed = wall_s, cpu_s, killed
         # /proc/PID/io of the ended process (rchar, wchar, ...: bytes its
         # read and write calls moved, with those of the children it waited
@@ -210,7 +213,33 @@ class Result:
         if self.killed:
             return f"{prog} {self.killed}"
         first = clean(self.err.decode("utf-8", "replace").strip().split("\n")[0])[:200]
+        if self.signal:
+            return f"{prog} was killed by {signal_name(self.signal)}" + (f" (it said: {first})" if first else "")
         return f"{prog}: exit status {self.status}" + (f" ({first})" if first else "")
+
+
+# What usually sends a signal to a student's program, here: the sandbox's
+# limits (sandbox.py) or the program's own fault.
+_SIGNAL_CAUSES = {
+    signal.SIGSEGV: "a bad memory access: a null or freed pointer, past an array, or the stack's limit",
+    signal.SIGKILL: "the machine's memory ran out (the kernel's out-of-memory killer), or a CPU-time limit",
+    signal.SIGXCPU: "its CPU-time limit",
+    signal.SIGXFSZ: f"a file larger than the limit of {sandbox.LIMIT_FSIZE >> 20} MiB",
+    signal.SIGABRT: "abort(): a failed assert, or the C library found the heap corrupted",
+    signal.SIGBUS: "an access to a mapped file past its end, or misaligned",
+    signal.SIGFPE: "an integer division by zero",
+    signal.SIGSYS: "a system call the sandbox refuses",
+    signal.SIGPIPE: "a write to a pipe nobody reads",
+}
+
+
+def signal_name(number):
+    """'SIGSEGV (a bad memory access: ...)': a signal in words."""
+    try:
+        sig = signal.Signals(number)
+    except ValueError:
+        return f"signal {number}"
+    return f"{sig.name} ({_SIGNAL_CAUSES.get(sig) or signal.strsignal(sig)})"
 
 
 class Running:
@@ -278,22 +307,23 @@ class Running:
         self.proc.returncode = 0    # reaped above; subprocess must not wait again
         g.box.waited(self.proc)
         wall = time.monotonic() - self.started
-        code, cpu, io = _reaper_report(self.report)
+        code, cpu, io, sig = _reaper_report(self.report)
         if killed:
             code = -9
         elif code is None:  # its launcher was killed: by the program itself
             code, cpu, io = (os.waitstatus_to_exitcode(status) if usage else 0), math.inf, {}
-        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed, io)
+            sig = -code if code < 0 else 0
+        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed, io, sig)
 
 
 def _reaper_report(f):
-    """(status, CPU seconds, I/O counters) from reaper.c's line, or Nones."""
+    """(status, CPU seconds, I/O counters, signal) from reaper.c's line, or Nones."""
     line = f.read(200).split()
     f.close()
-    if len(line) != 6:
-        return None, None, None
-    counters = dict(zip(("rchar", "wchar", "read_bytes", "write_bytes"), map(int, line[2:])))
-    return int(line[0]), float(line[1]), counters
+    if len(line) != 7:
+        return None, None, None, None
+    counters = dict(zip(("rchar", "wchar", "read_bytes", "write_bytes"), map(int, line[2:6])))
+    return int(line[0]), float(line[1]), counters, int(line[6])
 
 
 def _descendants(pid):
@@ -559,7 +589,8 @@ class Grading:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = 0     # reaped above
         return Result(os.waitstatus_to_exitcode(status), _read_capped(out), _read_capped(err),
-                      time.monotonic() - start, usage.ru_utime + usage.ru_stime, io=io)
+                      time.monotonic() - start, usage.ru_utime + usage.ru_stime, io=io,
+                      signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0)
 
     def ok(self, result, prog, reproduce):
         """Fails unless result is exit status 0."""

@@ -18,6 +18,7 @@ PROG=autograder
 usage() {
 	cat <<-USAGE
 	usage: grading/autograder/build.sh [--platform P] [-o FILE] [--labs LIST] [--timeout SECONDS]
+	                                   [--visibility TEXT=V;...]
 	  --platform P gradescope (the default) or prairielearn
 	  -o FILE      the zip to write (default dist/autograder.zip, or
 	               dist/prairielearn.zip, in the kit)
@@ -28,13 +29,18 @@ usage() {
 	               together; PrairieLearn's question gets S + 30): the
 	               checks finished keep their points, the result names
 	               those that did not run
+	  --visibility TEXT=V;...
+	               Gradescope: a check whose name holds TEXT is shown to
+	               students as V says (visible, hidden, after_due_date or
+	               after_published; the first rule that matches, else
+	               visible), e.g. 'speed=after_due_date'
 	  -h, --help   this help
 	USAGE
 }
 die() { echo "$PROG: $*" >&2; exit 1; }
 usage_error() { echo "$PROG: $*" >&2; usage >&2; exit 2; }
 
-out="" labs="" timeout=540 platform=gradescope
+out="" labs="" timeout=540 platform=gradescope visibility=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--platform)
@@ -47,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--timeout)
 		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout: '${2:-}' is not a number of seconds"
 		timeout=$2; shift 2 ;;
+	--visibility) [ $# -ge 2 ] || usage_error "--visibility needs TEXT=V;..."; visibility=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
@@ -64,6 +71,27 @@ if [ -n "$labs" ]; then
 	for lab in ${labs//,/ }; do
 		[[ ,$have, == *",$lab,"* ]] || usage_error "--labs: this kit has no lab $lab (it has $have)"
 	done
+fi
+
+# Each rule well formed and naming a check of the labs graded: a typo
+# would leave a speed check shown before the due date.
+if [ -n "$visibility" ]; then
+	[ "$platform" = gradescope ] || usage_error "--visibility: PrairieLearn has no per-check visibility"
+	problem=$(python3 -I - "$KIT/grading" "$visibility" "$labs" <<-'PY'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	import grade
+	try:
+	    rules = grade.visibility_rules(sys.argv[2])
+	except ValueError as e:
+	    print(e)
+	    sys.exit(1)
+	names = [c.name for c in grade.load([int(n) for n in sys.argv[3].split(",")] if sys.argv[3] else grade.kit_labs())[0]]
+	for text in (t for t, _ in rules if not any(t in n for n in names)):
+	    print(f"'{text}' is in the name of no check of the labs graded (./grade.sh --list)")
+	    sys.exit(1)
+	PY
+	) || usage_error "--visibility: ${problem:-grading/grade.py does not load}"
 fi
 
 if command -v zip >/dev/null 2>&1; then
@@ -100,8 +128,10 @@ cat >"$stage/autograder.conf" <<-CONF
 	# Written by make autograder; read by run_autograder (the environment overrides it).
 	# IOLAB_LABS: the labs graded (empty: every lab in this zip's labs/, whatever a
 	# student's labs.txt says). IOLAB_TIMEOUT: seconds for the whole grading.
+	# IOLAB_VISIBILITY: Gradescope's visibility of some checks (TEXT=V;...).
 	IOLAB_LABS=$labs
 	IOLAB_TIMEOUT=$timeout
+	IOLAB_VISIBILITY=$visibility
 	CONF
 cp "$HERE/setup.sh" "$HERE/run_autograder" "$stage/"
 chmod 755 "$stage/setup.sh" "$stage/run_autograder" "$stage/grade.sh"

@@ -219,6 +219,19 @@ class Results(unittest.TestCase):
         self.assertEqual((r["tests"][2]["max_score"], "status" in r["tests"][2]), (0, False))
         self.assertIn("Note: 1 check(s) skipped", r["output"])
 
+    def test_gradescope_visibility_by_rule_and_a_short_text_for_students(self):
+        rules = grade.visibility_rules("build=hidden;launch=after_due_date;1: =after_published")
+        r = grade.gradescope_json(self.result(), rules)
+        # the first rule that matches; none: visible
+        self.assertEqual([t["visibility"] for t in r["tests"]],
+                         ["hidden", "after_due_date", "after_published", "visible", "visible"])
+        self.assertNotIn("stdout_visibility", r)    # the report on stdout stays the instructor's
+        self.assertTrue(r["output"].startswith("Score: 3/7. Seed: 7.\n"), r["output"])
+        self.assertNotIn("test", r["output"])       # the containment ("test" here) is not in it
+        for bad in ("speed", "speed=soon", "=hidden", "a=visible;b"):
+            with self.assertRaises(ValueError):
+                grade.visibility_rules(bad)
+
     def test_prairielearn_score_tests_and_figures(self):
         with tempfile.TemporaryDirectory() as sub:
             os.mkdir(os.path.join(sub, "plot"))
@@ -462,6 +475,19 @@ class Reaper(unittest.TestCase):
             self.assertEqual(r.status, 3)
             self.assertGreater(r.cpu_s, 0.2, f"bwrap={bwrap}")
             self.assertGreaterEqual(r.io["wchar"], 100000)
+
+    def test_a_signal_is_named_and_an_exit_status_of_139_is_not_one(self):
+        for bwrap in (self.box.bwrap, None):
+            self.box.bwrap = bwrap
+            r = self.g.student("sh", "-c", "kill -SEGV $$", path="/bin/sh")
+            self.assertEqual((r.status, r.signal), (139, 11), f"bwrap={bwrap}")
+            self.assertEqual(r.why("fillcopy"), "fillcopy was killed by SIGSEGV (a bad memory access: a null or "
+                             "freed pointer, past an array, or the stack's limit)")
+            r = self.g.student("sh", "-c", "echo oops >&2; exit 139", path="/bin/sh")
+            self.assertEqual((r.status, r.signal), (139, 0))
+            self.assertEqual(r.why("fillcopy"), "fillcopy: exit status 139 (oops)")
+            r = self.g.student("sh", "-c", "kill -KILL $$", path="/bin/sh")
+            self.assertRegex(r.why("runs"), r"^runs was killed by SIGKILL \(the machine's memory ran out")
 
     def test_a_program_killing_its_reaper_gains_nothing(self):
         r = self.g.student("sh", "-c", "kill -9 $PPID; exit 0", path="/bin/sh")
