@@ -582,12 +582,16 @@ def grade_one(args):
         if args.pl_json:
             write_json(args.pl_json, prairielearn_json(res))
         return 0
+    # What a student reads names the file they handed in, never where the
+    # grader keeps it; the instructor's line on stderr says all.
     except unpack.Refused as e:
-        return give_up(args, f"{clean(args.submission)}: {clean(str(e), 400, 5)}", seed, started)
+        return give_up(args, f"{clean(os.path.basename(args.submission))}: {clean(str(e), 400, 5)}", seed, started,
+                       clean(args.submission))
     except sandbox.RefuseError as e:
-        return give_up(args, f"will not run students' code here: {clean(str(e))}", seed, started)
+        return give_up(args, "the grading machine will not run students' code: ask your instructor", seed, started,
+                       f"will not run students' code here: {clean(str(e))}")
     except GraderError as e:
-        return give_up(args, clean(str(e)), seed, started)
+        return give_up(args, "the grading machine is not set up: ask your instructor", seed, started, clean(str(e)))
     except OutOfTime:
         return give_up(args, "the grading was stopped before its checks ran", seed, started)
     except Exception as e:   # anything else: the grader's fault, said in one line
@@ -595,8 +599,8 @@ def grade_one(args):
         if e.__traceback__:
             frame = traceback.extract_tb(e.__traceback__)[-1]
             where = f" at {os.path.basename(frame.filename)}:{frame.lineno}"
-        return give_up(args, f"the grader broke ({type(e).__name__}{where}: {clean(str(e), 200, 1)}): "
-                       "ask your instructor", seed, started)
+        return give_up(args, f"the grader broke ({type(e).__name__}{where}): ask your instructor", seed, started,
+                       clean(str(e), 200, 1))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)   # cleanup ends, whatever asks
@@ -626,14 +630,17 @@ def record(c, status, message):
     return dict(name=c.name, lab=c.lab, points=c.points, score=score, status=status, output=output)
 
 
-def give_up(args, message, seed, started):
-    print(f"{PROG}: {message}", file=sys.stderr)
+def give_up(args, message, seed, started, detail=None):
+    """No grading: message for the student (results.json), with detail for
+    the instructor's stderr only (paths of the grading machine, say)."""
+    print(f"{PROG}: {message}" + (f" ({detail})" if detail else ""), file=sys.stderr)
     said = f"The grader could not grade this submission: {message}"
     if args.json:
         write_json(args.json, dict(score=0, execution_time=round(time.monotonic() - started), output=said,
                                    tests=[], extra_data=dict(seed=seed, max_score=None)))
-    if args.pl_json:    # not gradable: PrairieLearn counts no attempt and shows the message
-        write_json(args.pl_json, dict(gradable=False, score=0, message=said, output="", tests=[]))
+    if args.pl_json:    # not gradable: PrairieLearn counts no attempt and shows the format errors
+        write_json(args.pl_json, dict(gradable=False, score=0, message=said, format_errors=[said], output="",
+                                      tests=[]))
     return 1
 
 
@@ -762,20 +769,31 @@ def gradescope_json(res, visibility=()):
                 tests=tests, extra_data=dict(seed=res["seed"], max_score=res["maximum"]))
 
 
-IMAGE_LIMIT = 400_000     # bytes of one figure PrairieLearn shows; a larger one is named, not shown
-IMAGES_LIMIT = 2_000_000  # bytes of all of them (measured: the kit's 19 figures, 24-81 KB each, 0.96 MB)
+RESULTS_LIMIT = 1_000_000  # bytes of PrairieLearn's results.json: its grader host refuses more than 1 MB
+TEXT_LIMIT = 300_000      # of them, for the text; the figures get the rest
+IMAGE_LIMIT = 400_000     # bytes of one figure shown; a larger one is named, not shown
 
 
-def figures(sub, labs):
-    """(label, data: URL) of the submission's figures of these labs that
-    are PNG files (plot/labN-*.png, as the kit's plot/*.gp name them),
-    within the limits above, and a note per figure left out."""
-    images, notes, used = [], [], 0
+def json_size(obj):
+    """Bytes of obj as write_json writes it."""
+    return len(json.dumps(obj, indent=2).encode())
+
+
+def figures(sub, labs, room):
+    """(images, notes): the submission's figures of these labs that are PNG
+    files (plot/labN-*.png, as the kit's plot/*.gp name them) as data: URLs,
+    within room bytes of JSON, a lab's first figure before any lab's second
+    (the kit's 18 figures, 24-81 KB each, are 1.28 MB in base64: about
+    half fit); and a note per figure left out, saying where it is."""
+    by_lab = {}
     for gp in sorted(os.listdir(os.path.join(KIT, "plot"))):
         m = re.fullmatch(r"lab([1-9])-.+\.gp", gp)
-        if not m or int(m.group(1)) not in labs:
-            continue
-        name = f"plot/{gp[:-3]}.png"
+        if m and int(m.group(1)) in labs:
+            by_lab.setdefault(int(m.group(1)), []).append(f"plot/{gp[:-3]}.png")
+    rounds = [by_lab[lab][k] for k in range(max(map(len, by_lab.values()), default=0))
+              for lab in sorted(by_lab) if k < len(by_lab[lab])]
+    images, notes, used = [], [], 0
+    for name in rounds:
         path = os.path.join(sub, name)
         if not os.path.isfile(path) or os.path.islink(path):
             continue
@@ -783,28 +801,53 @@ def figures(sub, labs):
             png = f.read(IMAGE_LIMIT + 1)
         if not png.startswith(PNG_SIGNATURE):
             continue
-        if len(png) > IMAGE_LIMIT or used + len(png) > IMAGES_LIMIT:
-            notes.append(f"{name} not shown: larger than the {IMAGE_LIMIT // 1000} KB a figure may be "
-                         f"(or than {IMAGES_LIMIT // 1000} KB of figures together)")
+        if len(png) > IMAGE_LIMIT:
+            notes.append(f"{name} not shown: larger than the {IMAGE_LIMIT // 1000} KB a figure may be here "
+                         "(it is in plot/ of your handin)")
             continue
-        used += len(png)
-        images.append(dict(label=name, url="data:image/png;base64," + base64.b64encode(png).decode("ascii")))
+        image = dict(label=name, url="data:image/png;base64," + base64.b64encode(png).decode("ascii"))
+        cost = json_size(image) + 16    # and its indentation and comma in the list
+        if used + cost > room:
+            notes.append(f"{name} not shown: PrairieLearn takes at most {RESULTS_LIMIT // 1000_000} MB of results, "
+                         "which the figures before it filled (it is in plot/ of your handin)")
+            continue
+        used += cost
+        images.append(image)
     return images, notes
+
+
+def fit_text(tests, limit):
+    """Cuts the tests' messages and outputs, longest first, until all of
+    them take at most limit bytes of JSON (a hostile handin's checks can
+    quote 12 KB each)."""
+    def size():
+        return sum(json_size(t["message"]) + json_size(t["output"]) for t in tests)
+    cap = 4000
+    while size() > limit and cap >= 100:
+        for t in tests:
+            for key in ("message", "output"):
+                if len(t[key]) > cap:
+                    t[key] = t[key][:cap] + "\n(cut here: PrairieLearn takes at most 1 MB of results)"
+        cap //= 2
 
 
 def prairielearn_json(res):
     """PrairieLearn's external grader results.json ("External Grading"):
     score from 0 to 1, a test per check with points and max_points, and
-    the student's figures as images."""
+    the student's figures as images, all within RESULTS_LIMIT bytes."""
     tests = []
     for r, number, tag in numbered(res["records"]):
         tests.append(dict(name=r["name"], points=r["score"], max_points=0 if r["status"] == "SKIP" else r["points"],
                           message=r["output"] if r["status"] != "PASS" else "", output=r["output"] or ""))
-    images, notes = ([], []) if res["submission"] is None else \
-        figures(res["submission"], {lab for lab in res["labs"] if lab})
-    output = summary(res) + "".join(f"\nNote: {n}" for n in notes)
-    return dict(gradable=True, score=round(res["score"] / res["maximum"], 4) if res["maximum"] else 0,
-                message=f"Score: {res['score']}/{res['maximum']}", output=output, tests=tests, images=images)
+    fit_text(tests, TEXT_LIMIT)
+    obj = dict(gradable=True, score=round(res["score"] / res["maximum"], 4) if res["maximum"] else 0,
+               message=f"Score: {res['score']}/{res['maximum']}", output=summary(res), tests=tests, images=[])
+    if res["submission"] is not None:
+        # room for the notes of the figures left out: a line each, at most 18
+        room = RESULTS_LIMIT - json_size(obj) - 20_000
+        obj["images"], notes = figures(res["submission"], {lab for lab in res["labs"] if lab}, room)
+        obj["output"] += "".join(f"\nNote: {n}" for n in notes)
+    return obj
 
 
 def write_json(path, obj):
@@ -949,7 +992,8 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
   --json FILE write Gradescope's results.json to FILE as well
   --pl-json FILE
               write PrairieLearn's external grader results.json to FILE
-              as well (score 0-1, a test per check, the figures as images)
+              as well (score 0-1, a test per check, the figures as images,
+              under 1 MB in all)
   --keep      keep the scratch directory and say where it is
   --list      print every check with its points, grade nothing
   --batch DIR grade every *.tar.gz and directory in DIR, N at a time

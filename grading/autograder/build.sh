@@ -26,7 +26,8 @@ usage() {
 	               a Gradescope assignment that covers only some labs
 	  --timeout S  stop grading after S seconds (default 540: under
 	               Gradescope's default limit of 10 minutes; raise both
-	               together; PrairieLearn's question gets S + 30): the
+	               together; PrairieLearn's question gets S + 30, at
+	               most 600, so S at most 570 there): the
 	               checks finished keep their points, the result names
 	               those that did not run
 	  --visibility TEXT=V;...
@@ -58,6 +59,11 @@ while [ $# -gt 0 ]; do
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 done
+# PrairieLearn's question gets the grading's time and 30 s to write its
+# results; PrairieLearn refuses a question timeout over 600 s.
+if [ "$platform" = prairielearn ] && [ "$timeout" -gt 570 ]; then
+	usage_error "--timeout: $timeout s is over PrairieLearn's limit: its question's timeout (the grading's + 30 s) may be at most 600 s, so at most 570"
+fi
 [ "$platform" = gradescope ] && out=${out:-$KIT/dist/autograder.zip} || out=${out:-$KIT/dist/prairielearn.zip}
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
 # Every lab named must be one the kit grades (labs/N-* and grading/labN/checks.py):
@@ -140,7 +146,10 @@ if [ "$platform" = prairielearn ]; then
 	chmod 755 "$stage/run_prairielearn"
 	# The question: students upload the handin; the external grader (an
 	# image with gcc, make and python3; setup.sh lists the packages) runs
-	# the kit's run_prairielearn on it. Its uuid is new for every zip.
+	# the kit's run_prairielearn on it. Its uuid is new for every zip; its
+	# topic, iolab, must be one of infoCourse.json's topics (said below).
+	# gradingMethod "External" is what turns external grading on
+	# (externalGradingOptions' "enabled" is deprecated).
 	stage=$top
 	mkdir -p "$stage/questions/iolab"
 	cat >"$stage/questions/iolab/info.json" <<-JSON
@@ -152,7 +161,6 @@ if [ "$platform" = prairielearn ]; then
 	  "singleVariant": true,
 	  "gradingMethod": "External",
 	  "externalGradingOptions": {
-	    "enabled": true,
 	    "image": "prairielearn/grader-c",
 	    "serverFilesCourse": ["iolab/"],
 	    "entrypoint": "/grade/serverFilesCourse/iolab/run_prairielearn",
@@ -191,4 +199,5 @@ if [ "$platform" = gradescope ]; then
 	echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): upload it as the assignment's autograder on Gradescope (Ubuntu base image)"
 else
 	echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): unzip it at the top of the PrairieLearn course (serverFilesCourse/iolab/, questions/iolab/)"
+	echo "and add the question's topic to the course's infoCourse.json \"topics\": {\"name\": \"iolab\", \"color\": \"blue1\", \"description\": \"iolab handins\"}"
 fi

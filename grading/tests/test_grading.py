@@ -21,6 +21,9 @@ import landlock  # noqa: E402
 import sandbox  # noqa: E402
 import unpack  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pl_results  # noqa: E402  the schema and size PrairieLearn documents
+
 ROOT = os.geteuid() == 0
 # A Python the sandbox's uid may run (not one in a home directory).
 PYTHON = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.access(p, os.X_OK)), None)
@@ -250,6 +253,31 @@ class Results(unittest.TestCase):
         self.assertEqual([i["label"] for i in r["images"]], [f"plot/{gps[0][:-3]}.png"])
         self.assertEqual(r["images"][0]["url"], "data:image/png;base64," + base64.b64encode(png).decode())
         self.assertIn(f"plot/{gps[2][:-3]}.png not shown", r["output"])
+
+    def test_prairielearn_results_stay_within_1_mb_whatever_the_handin(self):
+        # every figure a PNG of 399 KB that does not compress, and 120
+        # checks quoting 40 lines of 300 characters each (clean's caps)
+        labs = grade.kit_labs()
+        checks = [gradelib.Check(labs[i % len(labs)], 2, f"check {i}", None, (), 1) for i in range(120)]
+        said = "\n".join("x" * 300 for _ in range(40))
+        records = [grade.record(c, "FAIL", said) for c in checks]
+        with tempfile.TemporaryDirectory() as sub:
+            os.mkdir(os.path.join(sub, "plot"))
+            gps = [gp for gp in os.listdir(os.path.join(grade.KIT, "plot")) if gp.startswith("lab") and gp.endswith(".gp")]
+            for gp in gps:
+                with open(os.path.join(sub, "plot", gp[:-3] + ".png"), "wb") as f:
+                    f.write(grade.PNG_SIGNATURE + os.urandom(grade.IMAGE_LIMIT - 1000))
+            res = grade.result(records, {}, "test", [], dict(seed=7, notes=[], started=time.monotonic(), submission=sub))
+            r = grade.prairielearn_json(res)
+        size = grade.json_size(r)
+        self.assertEqual(pl_results.problems(r, size, True), [])
+        self.assertLess(size, 1_000_000)
+        # one figure (532 KB in base64) fits; each one left out is named, with where it is
+        self.assertEqual([i["label"] for i in r["images"]], [f"plot/{min(gps)[:-3]}.png"])
+        self.assertEqual(r["output"].count("not shown: PrairieLearn takes at most 1 MB of results"), len(gps) - 1)
+        self.assertIn("(it is in plot/ of your handin)", r["output"])
+        self.assertTrue(all(t["output"].endswith("(cut here: PrairieLearn takes at most 1 MB of results)")
+                            for t in r["tests"]))
 
     def test_pl_scores_csv_a_row_per_submission(self):
         with tempfile.TemporaryDirectory() as out:
