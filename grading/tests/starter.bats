@@ -552,8 +552,8 @@ assert o["entrypoint"] == "/grade/serverFilesCourse/iolab/run_prairielearn" and 
 		>broken/serverFilesCourse/iolab/grade.sh
 	IOLAB_GRADE_ROOT="$PWD/broken" broken/serverFilesCourse/iolab/run_prairielearn >/dev/null
 	python3 "$ROOT/grading/tests/pl_results.py" broken/results/results.json ungradable
-	# its last line is quoted, the path made relative to the grading's root, and the note left out
-	grep -q '"Grading stopped (exit status 1):\\ngrade.sh: broke reading serverFilesCourse/iolab/grading"' broken/results/results.json
+	# its last line is quoted, the path made relative to the kit, and the note left out
+	grep -q '"Grading stopped (exit status 1):\\ngrade.sh: broke reading grading"' broken/results/results.json
 	! grep -q chmod broken/results/results.json
 	rm -rf broken h
 }
