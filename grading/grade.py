@@ -923,7 +923,9 @@ def batch(args):
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["submission"] + [c.name for c in checks] + ["score", "max_score"])
         for name, result in batch_results(out, names):
-            by_name = {t["name"]: t["score"] for t in result.get("tests", []) if t.get("max_score")}
+            # a skipped check has no status and an empty cell; the answers
+            # row, worth 0, has its 0
+            by_name = {t["name"]: t["score"] for t in result.get("tests", []) if "status" in t}
             most = (result.get("extra_data") or {}).get("max_score")
             w.writerow([name] + [by_name.get(c.name, "") for c in checks]
                        + [result.get("score", 0), sum(c.points for c in checks) if most is None else most])
