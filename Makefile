@@ -222,7 +222,9 @@ handin:
 # LABS=1,2,3,4: a course of only those labs, the same list for both (the
 # starter leaves the others out; GRADE_LABS=, older, is the autograder's
 # alone); GRADE_TIMEOUT=SECONDS:
-# its time limit (default 540, under Gradescope's default 10 minutes). The
+# its time limit (default 540, under Gradescope's default 10 minutes);
+# GRADE_VISIBILITY='speed=after_due_date;...': Gradescope's visibility of
+# the checks whose names hold each text (build.sh --visibility). The
 # starter kit has no grading/, and so neither target.
 DIST ?= dist
 INSTRUCTOR := $(wildcard grading/starter.sh)
@@ -237,7 +239,7 @@ test-all: all
 starter:
 	@bash grading/starter.sh -o $(DIST)/starter $(if $(LABS),--labs $(LABS))
 autograder:
-	@bash grading/autograder/build.sh --platform $(or $(PLATFORM),gradescope) -o $(DIST)/$(if $(filter prairielearn,$(PLATFORM)),prairielearn,autograder).zip $(if $(or $(GRADE_LABS),$(LABS)),--labs $(or $(GRADE_LABS),$(LABS))) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT))
+	@bash grading/autograder/build.sh --platform $(or $(PLATFORM),gradescope) -o $(DIST)/$(if $(filter prairielearn,$(PLATFORM)),prairielearn,autograder).zip $(if $(or $(GRADE_LABS),$(LABS)),--labs $(or $(GRADE_LABS),$(LABS))) $(if $(GRADE_TIMEOUT),--timeout $(GRADE_TIMEOUT)) $(if $(GRADE_VISIBILITY),--visibility '$(GRADE_VISIBILITY)')
 rubric:
 	@python3 -B grading/rubric.py --write
 class:

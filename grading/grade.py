@@ -121,7 +121,7 @@ def load(labs):
         std = getattr(module, "STANDARD", None)
         if not isinstance(std, gradelib.Standard):
             raise SystemExit(f"{PROG}: {rubric_module(lab)} declares no STANDARD = standard(build=..., "
-                             "columns=..., figures=..., answers=...) (see docs/adding-a-lab.md)")
+                             "columns=..., figures=...) (see docs/adding-a-lab.md)")
         for src in kit_programs(lab):
             prog = os.path.basename(src)[:-2]
             checks.append(Check(lab, std.build, f"build {prog}", build_check(prog, src, build_time), (),
@@ -131,9 +131,12 @@ def load(labs):
             if of == lab:
                 checks.append(Check(lab, std.columns, f"data/{name} has the declared columns",
                                     columns_check(lab, f"data/{name}", [c.name for c in columns]), (), 30))
-        checks.append(Check(lab, std.figures, f"figures plot/lab{lab}-*.png", figures_check(lab), (), 30))
-        checks.append(Check(lab, std.answers, f"answers to Q{lab}.x present", answers_check(module.QUESTIONS), (),
-                            30))
+        checks.append(Check(lab, std.figures, f"figures: the kit's plot/lab{lab}-*.gp draw your data",
+                            figures_check(lab), (), 60))
+        # 0 points: eight words of lorem ipsum would earn them; the row
+        # tells the hand grader which questions have no answer
+        checks.append(Check(lab, 0, f"answers to Q{lab}.x present (for the hand grader)",
+                            answers_check(module.QUESTIONS), (), 30))
     checks.append(Check(None, 1, "data/machine.txt describes the machine", machine_check, (), 30))
     return checks, modules
 
@@ -297,19 +300,78 @@ def png_problem(png, size):
     return None
 
 
+def figure_inputs(gp):
+    """The files plot/gp reads, as it names them: data/... paths."""
+    with open(os.path.join(KIT, "plot", gp)) as f:
+        return sorted(set(re.findall(r"data/[A-Za-z0-9_./-]*\.(?:csv|txt)", f.read())))
+
+
 def figures_check(lab):
+    """Each of the lab's figures drawn by the kit's common/plot.sh and
+    plot/labN-*.gp from the student's data alone: a PNG handed in proves
+    nothing (a striped one passed a check of its pixels). gnuplot runs in
+    the sandbox as the students' uid, in the check's run directory, where
+    no program of the student's runs any more (fresh() ended them): the
+    script is the kit's, the student's files are only read as data, and
+    whatever gnuplot might be made to do, it does with the rights the
+    student's own programs had."""
     def run(g):
+        if shutil.which("gnuplot", path="/usr/bin:/bin") is None:
+            raise Skip("gnuplot is not installed on the grading machine")
+        gps = sorted(f for f in os.listdir(os.path.join(KIT, "plot")) if f.startswith(f"lab{lab}-") and f.endswith(".gp"))
+        for d in ("common", "plot", "data", "data/reference"):
+            os.mkdir(os.path.join(g.run, d), 0o700)
+            g.box.own(os.path.join(g.run, d))
+        for f in ("plot.sh", "deps.sh"):
+            with open(os.path.join(KIT, "common", f), "rb") as src:
+                g.put(f"common/{f}", src.read())
         bad = []
-        for gp in sorted(os.listdir(os.path.join(KIT, "plot"))):
-            if not (gp.startswith(f"lab{lab}-") and gp.endswith(".gp")):
-                continue
-            name = f"plot/{gp[:-3]}.png"
-            png = g.file(name)
-            problem = "is missing" if png is None else png_problem(png, figure_size(gp))
+        for gp in gps:
+            with open(os.path.join(KIT, "plot", gp), "rb") as src:
+                g.put(f"plot/{gp}", src.read())
+            for name in figure_inputs(gp):
+                if os.path.exists(os.path.join(g.run, name)):
+                    continue
+                if name.startswith("data/reference/") and os.path.isfile(os.path.join(KIT, name)):
+                    with open(os.path.join(KIT, name), "rb") as src:
+                        g.put(name, src.read())
+                elif "/" not in name[len("data/"):] and g.file(name) is not None:
+                    g.put(name, g.file(name))
+            problem = draw(g, gp)
             if problem:
-                bad.append(f"{name} {problem}")
+                bad.append(problem)
         gradelib.expect(not bad, "\n".join(bad), f"make lab{lab} (it draws the figures)")
     return run
+
+
+def draw(g, gp):
+    """plot/gp drawn in the run directory by common/plot.sh: what went
+    wrong, in one line, or None when it drew a figure of the kit's size
+    with something plotted on it."""
+    png = f"plot/{gp[:-3]}.png"
+    limit = g.deadline - time.monotonic()
+    if limit < 1:
+        return f"{png}: not drawn, the check's time ran out"
+    # /etc/fonts: fontconfig's, for the labels pngcairo writes (bubblewrap
+    # binds only what a C program needs of /etc)
+    proc = g.box.popen(["bash", "common/plot.sh", f"plot/{gp}", png], cwd=g.run, binds=[g.run],
+                       ro_binds=[d for d in ("/etc/fonts",) if os.path.isdir(d)], cpu=int(limit) + 1,
+                       env={"IOLAB_NO_INSTALL": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        g.box.stop(proc)
+        return f"{png}: gnuplot took more than {limit:.0f} s on your data"
+    finally:
+        g.box.waited(proc)
+    said = clean(out.decode("utf-8", "replace").strip().splitlines()[-1] if out.strip() else "", 200, 1)
+    drawn = g.read(png)
+    if proc.returncode != 0 or drawn is None:
+        # plot.sh names a file the figure reads that is not there; gnuplot
+        # its error (the line of the script and what it found in the data)
+        return f"{png}: the kit's plot/{gp} drew no figure from your data ({said or 'no message'})"
+    problem = png_problem(drawn, figure_size(gp))
+    return f"{png}, drawn from your data, {problem}" if problem else None
 
 
 ANSWER_WORDS = 8    # the fewest words that can answer a question (the reference answers have 54 or more)
@@ -516,26 +578,36 @@ def grade_one(args):
         if args.only:
             chosen = [c for c in checks if args.only in c.name and not c.title.startswith("build ")]
             checks = [c for c in checks if c.title.startswith("build ")] + chosen * args.repeat
-        records, end = [], started + args.budget
+        # The checks that read only the submission's files run first, each
+        # within its own time limit but outside the budget: a handin whose
+        # programs use up the grading's time keeps its data, figures and
+        # machine.txt points (Gradescope grades lab after lab: a timeout
+        # in Lab 3 had zeroed 40 such checks of the labs after it).
+        order = sorted(range(len(checks)), key=lambda i: not files_only(checks[i]))
+        done, end = {}, started + args.budget
         try:
-            for c in checks:
+            for i in order:
+                c = checks[i]
                 left = end - time.monotonic()
-                if left < 1 or (records and records[-1]["status"] == "STOPPED"):
+                if files_only(c):
+                    left = c.timeout
+                if left < 1 or any(r["status"] == "STOPPED" for r in done.values()):
                     break
                 start = time.monotonic()
                 status, message = run_check(g, c, left)
-                records.append(record(c, status, message))
-                r = records[-1]
+                r = done[i] = record(c, status, message)
                 print(f"{c.name}: {status} {r['score']}/{r['points']} ({time.monotonic() - start:.1f}s)")
                 for line in (message or "").splitlines()[-6:]:
                     print(f"    {line}")
         except OutOfTime:   # SIGTERM between two checks
             pass
         signal.signal(signal.SIGTERM, signal.SIG_IGN)    # the report is written whole
-        for c in checks[len(records):]:
-            records.append(record(c, "NOT RUN", "not run: the grading was stopped" if _TERMINATED
-                                  else f"not run: the grading's time ({args.budget} s) ran out"))
-            print(f"{c.name}: NOT RUN 0/{c.points}")
+        for i in order:
+            if i not in done:
+                done[i] = record(checks[i], "NOT RUN", "not run: the grading was stopped" if _TERMINATED
+                                 else f"not run: the grading's time ({args.budget} s) ran out")
+                print(f"{checks[i].name}: NOT RUN 0/{checks[i].points}")
+        records = [done[i] for i in range(len(checks))]     # in rubric order, as --list and the handout
         not_run = [r["name"] for r in records if r["status"] in ("NOT RUN", "STOPPED")]
         if not_run:
             why = ("the grading was stopped (SIGTERM: the autograder's time limit?)" if _TERMINATED
@@ -545,16 +617,20 @@ def grade_one(args):
                      dict(seed=seed, notes=notes, started=started, submission=sub))
         print_report(res)
         if args.json:
-            write_json(args.json, gradescope_json(res))
+            write_json(args.json, gradescope_json(res, args.visibility))
         if args.pl_json:
             write_json(args.pl_json, prairielearn_json(res))
         return 0
+    # What a student reads names the file they handed in, never where the
+    # grader keeps it; the instructor's line on stderr says all.
     except unpack.Refused as e:
-        return give_up(args, f"{clean(args.submission)}: {clean(str(e), 400, 5)}", seed, started)
+        return give_up(args, f"{clean(os.path.basename(args.submission))}: {clean(str(e), 400, 5)}", seed, started,
+                       clean(args.submission))
     except sandbox.RefuseError as e:
-        return give_up(args, f"will not run students' code here: {clean(str(e))}", seed, started)
+        return give_up(args, "the grading machine will not run students' code: ask your instructor", seed, started,
+                       f"will not run students' code here: {clean(str(e))}")
     except GraderError as e:
-        return give_up(args, clean(str(e)), seed, started)
+        return give_up(args, "the grading machine is not set up: ask your instructor", seed, started, clean(str(e)))
     except OutOfTime:
         return give_up(args, "the grading was stopped before its checks ran", seed, started)
     except Exception as e:   # anything else: the grader's fault, said in one line
@@ -562,8 +638,8 @@ def grade_one(args):
         if e.__traceback__:
             frame = traceback.extract_tb(e.__traceback__)[-1]
             where = f" at {os.path.basename(frame.filename)}:{frame.lineno}"
-        return give_up(args, f"the grader broke ({type(e).__name__}{where}: {clean(str(e), 200, 1)}): "
-                       "ask your instructor", seed, started)
+        return give_up(args, f"the grader broke ({type(e).__name__}{where}): ask your instructor", seed, started,
+                       clean(str(e), 200, 1))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)   # cleanup ends, whatever asks
@@ -578,6 +654,13 @@ def grade_one(args):
             print(f"{PROG}: note: could not remove all of {work}", file=sys.stderr)
 
 
+def files_only(c):
+    """Whether check c reads only the submission's files (its CSVs, the
+    figures the kit's scripts draw from them, answers.md, machine.txt):
+    it needs none of the student's programs, nor a build."""
+    return not c.needs and not c.title.startswith("build ")
+
+
 def record(c, status, message):
     """One check's result: the report, results.json and class.csv all read it."""
     score = c.points if status == "PASS" else 0
@@ -586,14 +669,17 @@ def record(c, status, message):
     return dict(name=c.name, lab=c.lab, points=c.points, score=score, status=status, output=output)
 
 
-def give_up(args, message, seed, started):
-    print(f"{PROG}: {message}", file=sys.stderr)
+def give_up(args, message, seed, started, detail=None):
+    """No grading: message for the student (results.json), with detail for
+    the instructor's stderr only (paths of the grading machine, say)."""
+    print(f"{PROG}: {message}" + (f" ({detail})" if detail else ""), file=sys.stderr)
     said = f"The grader could not grade this submission: {message}"
     if args.json:
         write_json(args.json, dict(score=0, execution_time=round(time.monotonic() - started), output=said,
                                    tests=[], extra_data=dict(seed=seed, max_score=None)))
-    if args.pl_json:    # not gradable: PrairieLearn counts no attempt and shows the message
-        write_json(args.pl_json, dict(gradable=False, score=0, message=said, output="", tests=[]))
+    if args.pl_json:    # not gradable: PrairieLearn counts no attempt and shows the format errors
+        write_json(args.pl_json, dict(gradable=False, score=0, message=said, format_errors=[said], output="",
+                                      tests=[]))
     return 1
 
 
@@ -623,6 +709,8 @@ def result(records, modules, containment, class_lines, about):
     counted = [r for r in records if r["status"] != "SKIP"]
     skipped = [r for r in records if r["status"] == "SKIP"]
     notes = list(about["notes"])
+    if containment.startswith("NONE"):   # the one containment results.json says too
+        notes.append(f"Containment: {containment}")
     if skipped:
         notes.append(f"{len(skipped)} check(s) skipped, this machine cannot run them, "
                      f"{sum(r['points'] for r in skipped)} points left out of the maximum: "
@@ -656,8 +744,10 @@ def print_report(res):
 
 
 def summary(res):
-    """The text above the tests on both platforms."""
-    text = f"Score: {res['score']}/{res['maximum']}. Seed: {res['seed']}. Containment: {res['containment']}"
+    """The text above the tests on both platforms, which students read:
+    short. How their code was contained, and the machine, the report says
+    on stdout (the autograder's output, which the instructor sees)."""
+    text = f"Score: {res['score']}/{res['maximum']}. Seed: {res['seed']}."
     for line in res["notes"]:
         text += f"\nNote: {line}"
     if res["class_lines"]:
@@ -675,39 +765,74 @@ def numbered(records):
         yield r, (f"{r['lab']}.{seen[r['lab']]}" if r["lab"] else None), (f"lab{r['lab']}" if r["lab"] else "all")
 
 
-def gradescope_json(res):
+VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")   # Gradescope's, for a test
+
+
+def visibility_rules(text):
+    """[(TEXT, VISIBILITY), ...] from 'TEXT=VISIBILITY;...' (--visibility,
+    make autograder's VISIBILITY): a check whose name holds TEXT gets
+    that visibility on Gradescope, the first rule that matches; ValueError
+    saying what is wrong."""
+    rules = []
+    for item in text.split(";"):
+        m = re.fullmatch(r"([^=]+)=(.*)", item)
+        if not m or m.group(2) not in VISIBILITY:
+            raise ValueError(f"'{clean(item, 60)}' is not TEXT=VISIBILITY, VISIBILITY one of {', '.join(VISIBILITY)}")
+        rules.append((m.group(1), m.group(2)))
+    return rules
+
+
+def visibility_of(name, rules):
+    return next((v for text, v in rules if text in name), "visible")
+
+
+def gradescope_json(res, visibility=()):
     """Gradescope's results.json (its "Autograder Specifications"):
     extra_data holds the seed and this grading's maximum (class.csv reads
-    it)."""
+    it); each test's visibility is the first of the rules (visibility_rules)
+    that matches its name, else visible. The run's stdout, the report with
+    its containment, stays the instructor's (stdout_visibility: hidden, the
+    default)."""
     tests = []
     for r, number, tag in numbered(res["records"]):
         t = dict(name=r["name"], score=r["score"], max_score=r["points"], output=r["output"],
-                 visibility="visible", tags=[tag])
+                 visibility=visibility_of(r["name"], visibility), tags=[tag])
         if number:
             t["number"] = number
         if r["status"] == "SKIP":   # worth nothing here: Gradescope leaves it out of the total
             t["max_score"] = 0
         else:
-            t["status"] = "passed" if r["score"] == r["points"] else "failed"
+            t["status"] = "passed" if r["status"] == "PASS" else "failed"   # a row of 0 points fails too
         tests.append(t)
     return dict(score=res["score"], execution_time=round(time.monotonic() - res["started"]), output=summary(res),
                 tests=tests, extra_data=dict(seed=res["seed"], max_score=res["maximum"]))
 
 
-IMAGE_LIMIT = 400_000     # bytes of one figure PrairieLearn shows; a larger one is named, not shown
-IMAGES_LIMIT = 2_000_000  # bytes of all of them (measured: the kit's 19 figures, 24-81 KB each, 0.96 MB)
+RESULTS_LIMIT = 1_000_000  # bytes of PrairieLearn's results.json: its grader host refuses more than 1 MB
+TEXT_LIMIT = 300_000      # of them, for the text; the figures get the rest
+IMAGE_LIMIT = 400_000     # bytes of one figure shown; a larger one is named, not shown
 
 
-def figures(sub, labs):
-    """(label, data: URL) of the submission's figures of these labs that
-    are PNG files (plot/labN-*.png, as the kit's plot/*.gp name them),
-    within the limits above, and a note per figure left out."""
-    images, notes, used = [], [], 0
+def json_size(obj):
+    """Bytes of obj as write_json writes it."""
+    return len(json.dumps(obj, indent=2).encode())
+
+
+def figures(sub, labs, room):
+    """(images, notes): the submission's figures of these labs that are PNG
+    files (plot/labN-*.png, as the kit's plot/*.gp name them) as data: URLs,
+    within room bytes of JSON, a lab's first figure before any lab's second
+    (the kit's 18 figures, 24-81 KB each, are 1.28 MB in base64: about
+    half fit); and a note per figure left out, saying where it is."""
+    by_lab = {}
     for gp in sorted(os.listdir(os.path.join(KIT, "plot"))):
         m = re.fullmatch(r"lab([1-9])-.+\.gp", gp)
-        if not m or int(m.group(1)) not in labs:
-            continue
-        name = f"plot/{gp[:-3]}.png"
+        if m and int(m.group(1)) in labs:
+            by_lab.setdefault(int(m.group(1)), []).append(f"plot/{gp[:-3]}.png")
+    rounds = [by_lab[lab][k] for k in range(max(map(len, by_lab.values()), default=0))
+              for lab in sorted(by_lab) if k < len(by_lab[lab])]
+    images, notes, used = [], [], 0
+    for name in rounds:
         path = os.path.join(sub, name)
         if not os.path.isfile(path) or os.path.islink(path):
             continue
@@ -715,28 +840,53 @@ def figures(sub, labs):
             png = f.read(IMAGE_LIMIT + 1)
         if not png.startswith(PNG_SIGNATURE):
             continue
-        if len(png) > IMAGE_LIMIT or used + len(png) > IMAGES_LIMIT:
-            notes.append(f"{name} not shown: larger than the {IMAGE_LIMIT // 1000} KB a figure may be "
-                         f"(or than {IMAGES_LIMIT // 1000} KB of figures together)")
+        if len(png) > IMAGE_LIMIT:
+            notes.append(f"{name} not shown: larger than the {IMAGE_LIMIT // 1000} KB a figure may be here "
+                         "(it is in plot/ of your handin)")
             continue
-        used += len(png)
-        images.append(dict(label=name, url="data:image/png;base64," + base64.b64encode(png).decode("ascii")))
+        image = dict(label=name, url="data:image/png;base64," + base64.b64encode(png).decode("ascii"))
+        cost = json_size(image) + 16    # and its indentation and comma in the list
+        if used + cost > room:
+            notes.append(f"{name} not shown: PrairieLearn takes at most {RESULTS_LIMIT // 1000_000} MB of results, "
+                         "which the figures before it filled (it is in plot/ of your handin)")
+            continue
+        used += cost
+        images.append(image)
     return images, notes
+
+
+def fit_text(tests, limit):
+    """Cuts the tests' messages and outputs, longest first, until all of
+    them take at most limit bytes of JSON (a hostile handin's checks can
+    quote 12 KB each)."""
+    def size():
+        return sum(json_size(t["message"]) + json_size(t["output"]) for t in tests)
+    cap = 4000
+    while size() > limit and cap >= 100:
+        for t in tests:
+            for key in ("message", "output"):
+                if len(t[key]) > cap:
+                    t[key] = t[key][:cap] + "\n(cut here: PrairieLearn takes at most 1 MB of results)"
+        cap //= 2
 
 
 def prairielearn_json(res):
     """PrairieLearn's external grader results.json ("External Grading"):
     score from 0 to 1, a test per check with points and max_points, and
-    the student's figures as images."""
+    the student's figures as images, all within RESULTS_LIMIT bytes."""
     tests = []
     for r, number, tag in numbered(res["records"]):
         tests.append(dict(name=r["name"], points=r["score"], max_points=0 if r["status"] == "SKIP" else r["points"],
                           message=r["output"] if r["status"] != "PASS" else "", output=r["output"] or ""))
-    images, notes = ([], []) if res["submission"] is None else \
-        figures(res["submission"], {lab for lab in res["labs"] if lab})
-    output = summary(res) + "".join(f"\nNote: {n}" for n in notes)
-    return dict(gradable=True, score=round(res["score"] / res["maximum"], 4) if res["maximum"] else 0,
-                message=f"Score: {res['score']}/{res['maximum']}", output=output, tests=tests, images=images)
+    fit_text(tests, TEXT_LIMIT)
+    obj = dict(gradable=True, score=round(res["score"] / res["maximum"], 4) if res["maximum"] else 0,
+               message=f"Score: {res['score']}/{res['maximum']}", output=summary(res), tests=tests, images=[])
+    if res["submission"] is not None:
+        # room for the notes of the figures left out: a line each, at most 18
+        room = RESULTS_LIMIT - json_size(obj) - 20_000
+        obj["images"], notes = figures(res["submission"], {lab for lab in res["labs"] if lab}, room)
+        obj["output"] += "".join(f"\nNote: {n}" for n in notes)
+    return obj
 
 
 def write_json(path, obj):
@@ -816,7 +966,9 @@ def batch(args):
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["submission"] + [c.name for c in checks] + ["score", "max_score"])
         for name, result in batch_results(out, names):
-            by_name = {t["name"]: t["score"] for t in result.get("tests", []) if t.get("max_score")}
+            # a skipped check has no status and an empty cell; the answers
+            # row, worth 0, has its 0
+            by_name = {t["name"]: t["score"] for t in result.get("tests", []) if "status" in t}
             most = (result.get("extra_data") or {}).get("max_score")
             w.writerow([name] + [by_name.get(c.name, "") for c in checks]
                        + [result.get("score", 0), sum(c.points for c in checks) if most is None else most])
@@ -874,7 +1026,8 @@ def last_line(path):
 
 # ------------------------------------------------------------------ command line
 
-USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--keep] [--seed N] [--budget S] [SUBMISSION]
+USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--keep] [--seed N] [--budget S]
+                  [--visibility RULES] [SUBMISSION]
        ./grade.sh --batch DIR [-j N] [--out DIR] [--pl-qid QID] [--labs LIST] [--seed N] [--budget S]
        ./grade.sh --list [--labs LIST]
   SUBMISSION  a directory or a .tar.gz from `make handin`;
@@ -884,7 +1037,8 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
   --json FILE write Gradescope's results.json to FILE as well
   --pl-json FILE
               write PrairieLearn's external grader results.json to FILE
-              as well (score 0-1, a test per check, the figures as images)
+              as well (score 0-1, a test per check, the figures as images,
+              under 1 MB in all)
   --keep      keep the scratch directory and say where it is
   --list      print every check with its points, grade nothing
   --batch DIR grade every *.tar.gz and directory in DIR, N at a time
@@ -903,7 +1057,14 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
               the seed it drew (Seed: N), and --seed N replays that grading
   --budget S  seconds for a whole grading, builds included (default 1800);
               when they run out the checks finished keep their points and
-              the report names those that did not run
+              the report names those that did not run; the checks that
+              read only files (data, figures, answers, machine.txt) run
+              first, outside it
+  --visibility TEXT=V[;TEXT=V...]
+              in --json, a check whose name holds TEXT gets Gradescope's
+              visibility V (visible, hidden, after_due_date or
+              after_published; the first rule that matches, else visible),
+              e.g. 'speed=after_due_date'
   --no-bwrap  do not use bubblewrap even where it can start
   --unsafe-no-sandbox
               not root and no bubblewrap: run students' code as yourself
@@ -943,6 +1104,13 @@ def seconds(text):
     return int(text)
 
 
+def rules_arg(text):
+    try:
+        return visibility_rules(text)
+    except ValueError as e:
+        usage_error(f"--visibility: {e}")
+
+
 def jobs(text):
     if not re.fullmatch(r"[1-9][0-9]?", text):
         usage_error(f"-j: '{text}' is not a count from 1 to 99")
@@ -970,6 +1138,7 @@ def main(argv):
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--seed", type=seed_number)
     p.add_argument("--budget", type=seconds, default=BUDGET)
+    p.add_argument("--visibility", type=rules_arg, default=[])
     p.add_argument("--no-bwrap", action="store_true")
     p.add_argument("--unsafe-no-sandbox", action="store_true")
     p.add_argument("-h", "--help", action="store_true")

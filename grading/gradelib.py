@@ -3,7 +3,7 @@
 A lab's grading module (grading/labN/checks.py) declares its checks:
 
     LAB = 1
-    STANDARD = standard(build=1, columns=1, figures=2, answers=1)
+    STANDARD = standard(build=1, columns=1, figures=2)
     QUESTIONS = {"Q1.1": 2, ...}          # written answers, graded by hand
 
     @check(3, "writer: line counts, append and overwrite modes", needs=["writer"])
@@ -101,17 +101,19 @@ class Mutant:
 
 class Standard:
     """The rows every lab has, each worth the points given: build (one per
-    program of labs/N-topic/), columns (one per CSV its columns.csv declares), figures
-    (every plot/labN-*.png) and answers (every written question answered).
-    A module declares them in one line, STANDARD = standard(...); grade.py
-    grades them, the builds before the module's checks and the rest after."""
+    program of labs/N-topic/), columns (one per CSV its columns.csv declares)
+    and figures (the kit's plot/labN-*.gp draw the student's data). A
+    module declares them in one line, STANDARD = standard(...); grade.py
+    grades them, the builds before the module's checks and the rest after,
+    with a row of 0 points that tells the hand grader which questions have
+    no answer (what an answer is worth, only a reader judges)."""
 
-    def __init__(self, build, columns, figures, answers):
-        self.build, self.columns, self.figures, self.answers = build, columns, figures, answers
+    def __init__(self, build, columns, figures):
+        self.build, self.columns, self.figures = build, columns, figures
 
 
-def standard(*, build, columns, figures, answers):
-    return Standard(build, columns, figures, answers)
+def standard(*, build, columns, figures):
+    return Standard(build, columns, figures)
 
 
 CHECKS = []     # every lab's checks, in the order they are declared
@@ -192,8 +194,11 @@ def median(values):
 class Result:
     """How a program ended and what it printed."""
 
-    def __init__(self, status, out, err, wall_s, cpu_s, killed=None, io=None, faults=None, trace=None):
+    def __init__(self, status, out, err, wall_s, cpu_s, killed=None, io=None, signal=0, faults=None, trace=None):
         self.status, self.out, self.err = status, out, err
+        # the signal that ended it (0: it exited), reported by the reaper:
+        # status is 128 + it then, as a shell says, and an exit(139) too
+        self.signal = signal
         self.wall_s, self.cpu_s, self.killed = wall_s, cpu_s, killed
         # /proc/PID/io of the ended process (rchar, wchar, ...: bytes its
         # read and write calls moved, with those of the children it waited
@@ -216,7 +221,33 @@ class Result:
         if self.killed:
             return f"{prog} {self.killed}"
         first = clean(self.err.decode("utf-8", "replace").strip().split("\n")[0])[:200]
+        if self.signal:
+            return f"{prog} was killed by {signal_name(self.signal)}" + (f" (it said: {first})" if first else "")
         return f"{prog}: exit status {self.status}" + (f" ({first})" if first else "")
+
+
+# What usually sends a signal to a student's program, here: the sandbox's
+# limits (sandbox.py) or the program's own fault.
+_SIGNAL_CAUSES = {
+    signal.SIGSEGV: "a bad memory access: a null or freed pointer, past an array, or the stack's limit",
+    signal.SIGKILL: "the machine's memory ran out (the kernel's out-of-memory killer), or a CPU-time limit",
+    signal.SIGXCPU: "its CPU-time limit",
+    signal.SIGXFSZ: f"a file larger than the limit of {sandbox.LIMIT_FSIZE >> 20} MiB",
+    signal.SIGABRT: "abort(): a failed assert, or the C library found the heap corrupted",
+    signal.SIGBUS: "an access to a mapped file past its end, or misaligned",
+    signal.SIGFPE: "an integer division by zero",
+    signal.SIGSYS: "a system call the sandbox refuses",
+    signal.SIGPIPE: "a write to a pipe nobody reads",
+}
+
+
+def signal_name(number):
+    """'SIGSEGV (a bad memory access: ...)': a signal in words."""
+    try:
+        sig = signal.Signals(number)
+    except ValueError:
+        return f"signal {number}"
+    return f"{sig.name} ({_SIGNAL_CAUSES.get(sig) or signal.strsignal(sig)})"
 
 
 class Running:
@@ -293,24 +324,25 @@ class Running:
         self.proc.returncode = 0    # reaped above; subprocess must not wait again
         g.box.waited(self.proc)
         wall = time.monotonic() - self.started
-        code, cpu, io, faults = _reaper_report(self.report)
+        code, cpu, io, faults, sig = _reaper_report(self.report)
         if killed:
             code = -9
         elif code is None:  # its launcher was killed: by the program itself
             code, cpu, io = (os.waitstatus_to_exitcode(status) if usage else 0), math.inf, {}
-        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed, io, faults,
+            sig = -code if code < 0 else 0
+        return Result(code, _read_capped(self.out), _read_capped(self.err), wall, cpu, killed, io, sig, faults,
                       self.trace)
 
 
 def _reaper_report(f):
-    """(status, CPU seconds, I/O counters, page faults) from reaper.c's
-    line, or Nones."""
+    """(status, CPU seconds, I/O counters, page faults, signal) from
+    reaper.c's line, or Nones."""
     line = f.read(200).split()
     f.close()
-    if len(line) != 8:
-        return None, None, None, None
+    if len(line) != 9:
+        return None, None, None, None, None
     counters = dict(zip(("rchar", "wchar", "read_bytes", "write_bytes"), map(int, line[2:6])))
-    return int(line[0]), float(line[1]), counters, int(line[6]) + int(line[7])
+    return int(line[0]), float(line[1]), counters, int(line[6]) + int(line[7]), int(line[8])
 
 
 def _descendants(pid):
@@ -654,7 +686,8 @@ class Grading:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = 0     # reaped above
         return Result(os.waitstatus_to_exitcode(status), _read_capped(out), _read_capped(err),
-                      time.monotonic() - start, usage.ru_utime + usage.ru_stime, io=io)
+                      time.monotonic() - start, usage.ru_utime + usage.ru_stime, io=io,
+                      signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0)
 
     def ok(self, result, prog, reproduce):
         """Fails unless result is exit status 0."""

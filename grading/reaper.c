@@ -6,14 +6,16 @@
  * the parent of every process PROGRAM leaves behind. Once all of them have
  * ended it writes one line to descriptor FD, for the grader:
  *
- *     STATUS CPU_S RCHAR WCHAR READ_BYTES WRITE_BYTES MINFLT MAJFLT
+ *     STATUS CPU_S RCHAR WCHAR READ_BYTES WRITE_BYTES MINFLT MAJFLT SIGNAL
  *
  * STATUS as a shell gives it (the exit code, or 128 + the signal), CPU_S
  * the user and system time of every process it waited for, the I/O
  * counters of /proc/self/io, which hold those of every process it waited
- * for, and their minor and major page faults. So CPU time handed to a process nobody waits for still counts, and
- * the counts are the program's, not bubblewrap's (which does not pass its
- * sandbox's on to the grader).
+ * for, and their minor and major page faults. So CPU time handed to a
+ * process nobody waits for still counts, and the counts are the
+ * program's, not bubblewrap's (which does not pass its sandbox's on to the
+ * grader). SIGNAL: the signal that killed PROGRAM, 0 where it exited (an
+ * exit(139) is not a SIGSEGV).
  *
  * It is built static, so that a shim preloaded into the student's program
  * (LD_PRELOAD) is not loaded into it, and it makes itself non-dumpable, so
@@ -151,11 +153,12 @@ int main(int argc, char **argv)
 		ssize_t n = pread(io_fd, io, sizeof io - 1, 0);
 		io[n > 0 ? n : 0] = '\0';
 	}
-	dprintf(report, "%d %ld.%06ld %lld %lld %lld %lld %ld %ld\n", code,
+	dprintf(report, "%d %ld.%06ld %lld %lld %lld %lld %ld %ld %d\n", code,
 		(long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000,
 		(long)((ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) % 1000000),
 		io_counter(io, "rchar: "), io_counter(io, "wchar: "),
-		io_counter(io, "read_bytes: "), io_counter(io, "write_bytes: "), ru.ru_minflt, ru.ru_majflt);
+		io_counter(io, "read_bytes: "), io_counter(io, "write_bytes: "), ru.ru_minflt, ru.ru_majflt,
+		WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return code;
 }

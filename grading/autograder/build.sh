@@ -18,6 +18,7 @@ PROG=autograder
 usage() {
 	cat <<-USAGE
 	usage: grading/autograder/build.sh [--platform P] [-o FILE] [--labs LIST] [--timeout SECONDS]
+	                                   [--visibility TEXT=V;...]
 	  --platform P gradescope (the default) or prairielearn
 	  -o FILE      the zip to write (default dist/autograder.zip, or
 	               dist/prairielearn.zip, in the kit)
@@ -25,16 +26,22 @@ usage() {
 	               a Gradescope assignment that covers only some labs
 	  --timeout S  stop grading after S seconds (default 540: under
 	               Gradescope's default limit of 10 minutes; raise both
-	               together; PrairieLearn's question gets S + 30): the
+	               together; PrairieLearn's question gets S + 30, at
+	               most 600, so S at most 570 there): the
 	               checks finished keep their points, the result names
 	               those that did not run
+	  --visibility TEXT=V;...
+	               Gradescope: a check whose name holds TEXT is shown to
+	               students as V says (visible, hidden, after_due_date or
+	               after_published; the first rule that matches, else
+	               visible), e.g. 'speed=after_due_date'
 	  -h, --help   this help
 	USAGE
 }
 die() { echo "$PROG: $*" >&2; exit 1; }
 usage_error() { echo "$PROG: $*" >&2; usage >&2; exit 2; }
 
-out="" labs="" timeout=540 platform=gradescope
+out="" labs="" timeout=540 platform=gradescope visibility=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--platform)
@@ -47,10 +54,16 @@ while [ $# -gt 0 ]; do
 	--timeout)
 		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout: '${2:-}' is not a number of seconds"
 		timeout=$2; shift 2 ;;
+	--visibility) [ $# -ge 2 ] || usage_error "--visibility needs TEXT=V;..."; visibility=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 done
+# PrairieLearn's question gets the grading's time and 30 s to write its
+# results; PrairieLearn refuses a question timeout over 600 s.
+if [ "$platform" = prairielearn ] && [ "$timeout" -gt 570 ]; then
+	usage_error "--timeout: $timeout s is over PrairieLearn's limit: its question's timeout (the grading's + 30 s) may be at most 600 s, so at most 570"
+fi
 [ "$platform" = gradescope ] && out=${out:-$KIT/dist/autograder.zip} || out=${out:-$KIT/dist/prairielearn.zip}
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
 # Every lab named must be one the kit grades (labs/N-* and grading/labN/checks.py):
@@ -64,6 +77,27 @@ if [ -n "$labs" ]; then
 	for lab in ${labs//,/ }; do
 		[[ ,$have, == *",$lab,"* ]] || usage_error "--labs: this kit has no lab $lab (it has $have)"
 	done
+fi
+
+# Each rule well formed and naming a check of the labs graded: a typo
+# would leave a speed check shown before the due date.
+if [ -n "$visibility" ]; then
+	[ "$platform" = gradescope ] || usage_error "--visibility: PrairieLearn has no per-check visibility"
+	problem=$(python3 -I - "$KIT/grading" "$visibility" "$labs" <<-'PY'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	import grade
+	try:
+	    rules = grade.visibility_rules(sys.argv[2])
+	except ValueError as e:
+	    print(e)
+	    sys.exit(1)
+	names = [c.name for c in grade.load([int(n) for n in sys.argv[3].split(",")] if sys.argv[3] else grade.kit_labs())[0]]
+	for text in (t for t, _ in rules if not any(t in n for n in names)):
+	    print(f"'{text}' is in the name of no check of the labs graded (./grade.sh --list)")
+	    sys.exit(1)
+	PY
+	) || usage_error "--visibility: ${problem:-grading/grade.py does not load}"
 fi
 
 if command -v zip >/dev/null 2>&1; then
@@ -100,8 +134,10 @@ cat >"$stage/autograder.conf" <<-CONF
 	# Written by make autograder; read by run_autograder (the environment overrides it).
 	# IOLAB_LABS: the labs graded (empty: every lab in this zip's labs/, whatever a
 	# student's labs.txt says). IOLAB_TIMEOUT: seconds for the whole grading.
+	# IOLAB_VISIBILITY: Gradescope's visibility of some checks (TEXT=V;...).
 	IOLAB_LABS=$labs
 	IOLAB_TIMEOUT=$timeout
+	IOLAB_VISIBILITY=$visibility
 	CONF
 cp "$HERE/setup.sh" "$HERE/run_autograder" "$stage/"
 chmod 755 "$stage/setup.sh" "$stage/run_autograder" "$stage/grade.sh"
@@ -110,7 +146,10 @@ if [ "$platform" = prairielearn ]; then
 	chmod 755 "$stage/run_prairielearn"
 	# The question: students upload the handin; the external grader (an
 	# image with gcc, make and python3; setup.sh lists the packages) runs
-	# the kit's run_prairielearn on it. Its uuid is new for every zip.
+	# the kit's run_prairielearn on it. Its uuid is new for every zip; its
+	# topic, iolab, must be one of infoCourse.json's topics (said below).
+	# gradingMethod "External" is what turns external grading on
+	# (externalGradingOptions' "enabled" is deprecated).
 	stage=$top
 	mkdir -p "$stage/questions/iolab"
 	cat >"$stage/questions/iolab/info.json" <<-JSON
@@ -122,7 +161,6 @@ if [ "$platform" = prairielearn ]; then
 	  "singleVariant": true,
 	  "gradingMethod": "External",
 	  "externalGradingOptions": {
-	    "enabled": true,
 	    "image": "prairielearn/grader-c",
 	    "serverFilesCourse": ["iolab/"],
 	    "entrypoint": "/grade/serverFilesCourse/iolab/run_prairielearn",
@@ -161,4 +199,5 @@ if [ "$platform" = gradescope ]; then
 	echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): upload it as the assignment's autograder on Gradescope (Ubuntu base image)"
 else
 	echo "wrote $out ($(find "$stage" -type f | wc -l) files; labs ${labs:-all}, timeout $timeout s): unzip it at the top of the PrairieLearn course (serverFilesCourse/iolab/, questions/iolab/)"
+	echo "and add the question's topic to the course's infoCourse.json \"topics\": {\"name\": \"iolab\", \"color\": \"blue1\", \"description\": \"iolab handins\"}"
 fi

@@ -12,7 +12,7 @@ import tracer
 from gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
 
 LAB = 1
-STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
+STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
 QUESTIONS = {"Q1.1": 2, "Q1.2": 2, "Q1.3": 3, "Q1.4": 2, "Q1.5": 2, "Q1.6": 2}
 LAB1_CSV = "data/lab1.csv"
 NUMBERS = ["trial", "lines_written", "wall_s", "user_s", "sys_s", "start_delay_s", "lines_found",

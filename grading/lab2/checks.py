@@ -29,7 +29,7 @@ import tracer
 from gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
 
 LAB = 2
-STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
+STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
 QUESTIONS = {"Q2.1": 3, "Q2.2": 3, "Q2.3": 4, "Q2.4": 5, "Q2.5": 3, "Q2.6": 3, "Q2.7": 4, "Q2.8": 2}
 LAB2_CSV = "data/lab2.csv"
 WHOLE = ["lines_per_lock", "trial", "lines_written", "vol_cs", "invol_cs", "lines_found", "lost_lines", "runs",

@@ -16,7 +16,7 @@ import tracer
 from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
 
 LAB = 3
-STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
+STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
 QUESTIONS = {"Q3.1": 3, "Q3.2": 4, "Q3.3": 3, "Q3.4": 4, "Q3.5": 3, "Q3.6": 3, "Q3.7": 3, "Q3.8": 3,
              "Q3.9": 4, "Q3.10": 4}
 LAB3_CSV = "data/lab3.csv"

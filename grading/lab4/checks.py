@@ -16,7 +16,7 @@ import tracer
 from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
 
 LAB = 4
-STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
+STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
 QUESTIONS = {"Q4.1": 3, "Q4.2": 3, "Q4.3": 3, "Q4.4": 2, "Q4.5": 2, "Q4.6": 3, "Q4.7": 3, "Q4.8": 3,
              "Q4.9": 2}
 WRITERS_CSV = "data/lab4-writers.csv"

@@ -30,7 +30,7 @@ import tracer
 from gradelib import Fail, Mutant, check, declared_columns, expect, median, number, standard
 
 LAB = 5
-STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
+STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
 QUESTIONS = {"Q5.1": 3, "Q5.2": 4, "Q5.3": 4, "Q5.4": 4, "Q5.5": 3, "Q5.6": 4, "Q5.7": 3, "Q5.8": 2,
              "Q5.9": 3, "Q5.10": 4, "Q5.11": 3, "Q5.12": 3}
 LAB5_CSV = "data/lab5.csv"

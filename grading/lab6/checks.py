@@ -28,7 +28,7 @@ def _kit_module(name):
 fsrecord = _kit_module("fsrecord")
 
 LAB = 6
-STANDARD = standard(build=1, columns=1, figures=2, answers=1)  # points of each build, CSV, figures, answers
+STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
 QUESTIONS = {"Q6.1": 2, "Q6.2": 3, "Q6.3": 2, "Q6.4": 3, "Q6.5": 2, "Q6.6": 2}
 STATES_CSV = "data/lab6-states.csv"
 COST_CSV = "data/lab6-cost.csv"

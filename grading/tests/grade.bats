@@ -92,9 +92,11 @@ max_score() {
 	[ "$(score reference)" = "$(max_score)/$(max_score)" ]
 }
 
-@test "grade.sh: a missing CSV costs the data checks only" {
-	[ "$(failed missing-csv | tr '\n' '|')" = "data/lab1.csv: plausible values, 3+ real trials|data/lab1.csv: no loss in append mode, one writer's worth in overwrite|data/lab1.csv has the declared columns|" ]
-	[ "$(score missing-csv)" = "$(($(max_score) - 5))/$(max_score)" ]
+@test "grade.sh: a missing CSV costs the data checks and the figures drawn from it, nothing else" {
+	[ "$(failed missing-csv | tr '\n' '|')" = "data/lab1.csv: plausible values, 3+ real trials|data/lab1.csv: no loss in append mode, one writer's worth in overwrite|data/lab1.csv has the declared columns|figures: the kit's plot/lab1-*.gp draw your data|" ]
+	# the PNGs handed in are not what is graded: plot.sh finds no data/lab1.csv to draw from
+	grep -q "plot/lab1-time.png: the kit's plot/lab1-time.gp drew no figure from your data (skip plot/lab1-time.png: no data/lab1.csv yet" "$BATS_FILE_TMPDIR/grades/missing-csv.txt"
+	[ "$(score missing-csv)" = "$(($(max_score) - 7))/$(max_score)" ]
 }
 
 @test "grade.sh: a compile error costs the build and what needs that program" {
@@ -130,10 +132,11 @@ max_score() {
 	grep -q "not measured" "$BATS_FILE_TMPDIR/grades/constant-data.txt"
 }
 
-@test "grade.sh: a missing answer costs the answers check and names it" {
-	[ "$(failed missing-answers)" = "answers to Q1.x present" ]
+@test "grade.sh: a missing answer costs no point: the answers row names it for the hand grader" {
+	[ "$(failed missing-answers)" = "answers to Q1.x present (for the hand grader)" ]
+	grep -q "^lab1: answers to Q1.x present (for the hand grader): FAIL 0/0" "$BATS_FILE_TMPDIR/grades/missing-answers.txt"
 	grep -q "no answer under '## Q1.3'" "$BATS_FILE_TMPDIR/grades/missing-answers.txt"
-	[ "$(score missing-answers)" = "$(($(max_score) - 1))/$(max_score)" ]
+	[ "$(score missing-answers)" = "$(max_score)/$(max_score)" ]
 }
 
 @test "grade.sh: a fork bomb and an endless writer are contained" {
@@ -241,13 +244,14 @@ NPROC_SLACK=8
 	python3 - "$BATS_FILE_TMPDIR/grades/missing-answers.json" "$(max_score)" <<-'PY'
 	import json, sys
 	r = json.load(open(sys.argv[1]))
-	assert r["score"] == int(sys.argv[2]) - 1, r["score"]
+	assert r["score"] == int(sys.argv[2]), r["score"]
 	assert sum(t["score"] for t in r["tests"]) == r["score"]
 	for t in r["tests"]:
 	    assert set(t) - {"number"} == {"name", "score", "max_score", "status", "output", "visibility", "tags"}, t
-	    assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed")
+	    assert t["status"] == ("passed" if t["output"].startswith("PASS") else "failed")
+	# the answers row: worth nothing, failed all the same, naming the question
 	bad = [t for t in r["tests"] if t["status"] == "failed"]
-	assert len(bad) == 1 and "Q1.3" in bad[0]["output"], bad
+	assert len(bad) == 1 and bad[0]["max_score"] == 0 and "Q1.3" in bad[0]["output"], bad
 	PY
 }
 
@@ -292,7 +296,7 @@ NPROC_SLACK=8
 	echo 1 >sub/labs.txt
 	run "$ROOT/grade.sh" --only answers sub
 	[ "$status" -eq 0 ]
-	[[ $output == *"lab1: answers to Q1.x present: PASS"* ]]
+	[[ $output == *"lab1: answers to Q1.x present (for the hand grader): PASS 0/0"* ]]
 	[[ $output != *"lab2:"* ]]
 	[[ $output == *"Written answers (6 questions, 13 points)"* ]]
 }

@@ -247,6 +247,28 @@ report_agrees() {
 	PY
 }
 
+@test "--budget: the checks that read only files run first, outside it: a grading out of time keeps every one" {
+	need_grading
+	# 3 s: the builds and a program check or two, not Lab 1's speed checks
+	run "$ROOT/grade.sh" --budget 3 --json f.json --labs 1 "$BATS_FILE_TMPDIR/subs/reference"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q ': NOT RUN 0/[0-9]*$' <<<"$output"
+	# the report's first lines are the file checks: data, columns, figures, answers, machine.txt
+	[ "$(grep -E '^(lab1|all): ' <<<"$output" | head -6 | sed 's/: [A-Z]* .*//' | tr '\n' '|')" = \
+		"lab1: data/lab1.csv: plausible values, 3+ real trials|lab1: data/lab1.csv: no loss in append mode, one writer's worth in overwrite|lab1: data/lab1.csv has the declared columns|lab1: figures: the kit's plot/lab1-*.gp draw your data|lab1: answers to Q1.x present (for the hand grader)|all: data/machine.txt describes the machine|" ]
+	python3 - f.json <<-'PY'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	files = [t for t in r["tests"] if t["name"].startswith(("lab1: data/", "lab1: figures", "lab1: answers", "all: "))]
+	assert len(files) == 6 and all(t["status"] == "passed" for t in files), files
+	assert sum(t["max_score"] for t in files) == 8, files
+	# results.json keeps the rubric's order: the builds first, numbered 1.1...
+	assert r["tests"][0]["name"] == "lab1: build launch" and r["tests"][0]["number"] == "1.1", r["tests"][0]
+	assert any(t["output"].startswith("not run") for t in r["tests"])
+	PY
+}
+
 @test "a grading stopped by SIGTERM (Gradescope's timeout) writes what it finished" {
 	need_grading
 	# SIGTERM once the first check has passed, however loaded the machine.

@@ -99,7 +99,7 @@ results_json() {
 	seen = {}
 	for t in r["tests"]:
 	    assert set(t) - {"number"} == {"name", "score", "max_score", "status", "output", "visibility", "tags"}, t
-	    assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed"), t
+	    assert t["status"] == ("passed" if t["output"].startswith("PASS") else "failed"), t
 	    # lab1's checks: tag lab1, numbers 1.1, 1.2, ... in order; the machine's: tag all, no number
 	    lab = t["name"].split(":")[0]
 	    seen[lab] = seen.get(lab, 0) + 1
@@ -483,12 +483,18 @@ pl_json() {
 import json, sys
 q = json.load(sys.stdin)
 o = q["externalGradingOptions"]
-assert q["gradingMethod"] == "External" and o["enabled"] and o["serverFilesCourse"] == ["iolab/"], q
+# gradingMethod turns external grading on; "enabled" is deprecated
+assert q["gradingMethod"] == "External" and "enabled" not in o and o["serverFilesCourse"] == ["iolab/"], q
 assert o["entrypoint"] == "/grade/serverFilesCourse/iolab/run_prairielearn" and o["timeout"] == 570, o'
 	zipped "$zip" cat serverFilesCourse/iolab/autograder.conf | grep -qx 'IOLAB_LABS=1'
 	[ "$(zipped "$zip" modes serverFilesCourse/iolab/run_prairielearn serverFilesCourse/iolab/run_autograder | grep -c '^-rwx')" -eq 2 ]
 	run make -s -C "$ROOT" autograder PLATFORM=moodle DIST="$BATS_TEST_TMPDIR"
 	[ "$status" -eq 2 ] && [[ $output == *"--platform: 'moodle' is neither gradescope nor prairielearn"* ]]
+	# PrairieLearn refuses a question timeout over 600 s: 570 s of grading at most, said in one line
+	run make -s -C "$ROOT" autograder PLATFORM=prairielearn GRADE_TIMEOUT=571 DIST="$BATS_TEST_TMPDIR"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "autograder: --timeout: 571 s is over PrairieLearn's limit: its question's timeout (the grading's + 30 s) may be at most 600 s, so at most 570" ]
+	[ ! -e "$BATS_TEST_TMPDIR/prairielearn.zip" ]
 }
 
 @test "run_prairielearn: a fake /grade grades the kit's handin to 1, with its figures, and the starter's low" {
@@ -516,6 +522,40 @@ assert o["entrypoint"] == "/grade/serverFilesCourse/iolab/run_prairielearn" and 
 	head -c 3000 /dev/urandom >pl/student/iolab-handin.tar.gz
 	IOLAB_GRADE_ROOT="$PWD/pl" pl/serverFilesCourse/iolab/run_prairielearn >/dev/null
 	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["gradable"] is False and r["score"] == 0 and "not a readable .tar.gz" in r["message"], r' pl/results/results.json
+}
+
+@test "run_prairielearn: results.json of a handin and of broken ones hold to PrairieLearn's documented fields and 1 MB" {
+	fake_grade
+	# the kit's handin with every figure a PNG of 390 KB that does not compress
+	mkdir h && tar -xzf kit/iolab-handin.tar.gz -C h
+	for gp in "$ROOT"/plot/lab*.gp; do
+		{ printf '\211PNG\r\n\032\n'; head -c 390000 /dev/urandom; } >"h/iolab-handin/plot/$(basename "${gp%.gp}").png"
+	done
+	tar -czf pl/student/iolab-handin.tar.gz -C h iolab-handin
+	IOLAB_GRADE_ROOT="$PWD/pl" pl/serverFilesCourse/iolab/run_prairielearn >/dev/null
+	python3 "$ROOT/grading/tests/pl_results.py" pl/results/results.json gradable
+	[ "$(stat -c %s pl/results/results.json)" -lt 1000000 ]
+	grep -q "not shown: PrairieLearn takes at most 1 MB of results" pl/results/results.json
+
+	# broken: garbage, nothing, a grader that breaks after a note naming the kit's path
+	fake_grade
+	head -c 3000 /dev/urandom >pl/student/iolab-handin.tar.gz
+	IOLAB_GRADE_ROOT="$PWD/pl" pl/serverFilesCourse/iolab/run_prairielearn >/dev/null
+	python3 "$ROOT/grading/tests/pl_results.py" pl/results/results.json ungradable
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["format_errors"] == [r["message"]] and "iolab-handin.tar.gz: not a readable .tar.gz" in r["message"], r' pl/results/results.json
+	fake_grade
+	IOLAB_GRADE_ROOT="$PWD/pl" pl/serverFilesCourse/iolab/run_prairielearn >/dev/null
+	python3 "$ROOT/grading/tests/pl_results.py" pl/results/results.json ungradable
+	fake_grade
+	cp -R pl broken && cp kit/iolab-handin.tar.gz broken/student/
+	printf '#!/usr/bin/env bash\necho "grade.sh: note: made the kit unreadable to other users (chmod o-rwx $PWD)" >&2\necho "grade.sh: broke reading $PWD/grading"\nexit 1\n' \
+		>broken/serverFilesCourse/iolab/grade.sh
+	IOLAB_GRADE_ROOT="$PWD/broken" broken/serverFilesCourse/iolab/run_prairielearn >/dev/null
+	python3 "$ROOT/grading/tests/pl_results.py" broken/results/results.json ungradable
+	# its last line is quoted, the path made relative to the kit, and the note left out
+	grep -q '"Grading stopped (exit status 1):\\ngrade.sh: broke reading grading"' broken/results/results.json
+	! grep -q chmod broken/results/results.json
+	rm -rf broken h
 }
 
 @test "grade.sh --batch: pl-scores.csv, PrairieLearn's score upload, a row per submission" {

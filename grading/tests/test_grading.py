@@ -25,6 +25,9 @@ import sandbox  # noqa: E402
 import tracer  # noqa: E402
 import unpack  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pl_results  # noqa: E402  the schema and size PrairieLearn documents
+
 ROOT = os.geteuid() == 0
 # A Python the sandbox's uid may run (not one in a home directory).
 PYTHON = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.access(p, os.X_OK)), None)
@@ -237,6 +240,19 @@ class Results(unittest.TestCase):
         self.assertEqual((r["tests"][2]["max_score"], "status" in r["tests"][2]), (0, False))
         self.assertIn("Note: 1 check(s) skipped", r["output"])
 
+    def test_gradescope_visibility_by_rule_and_a_short_text_for_students(self):
+        rules = grade.visibility_rules("build=hidden;launch=after_due_date;1: =after_published")
+        r = grade.gradescope_json(self.result(), rules)
+        # the first rule that matches; none: visible
+        self.assertEqual([t["visibility"] for t in r["tests"]],
+                         ["hidden", "after_due_date", "after_published", "visible", "visible"])
+        self.assertNotIn("stdout_visibility", r)    # the report on stdout stays the instructor's
+        self.assertTrue(r["output"].startswith("Score: 3/7. Seed: 7.\n"), r["output"])
+        self.assertNotIn("test", r["output"])       # the containment ("test" here) is not in it
+        for bad in ("speed", "speed=soon", "=hidden", "a=visible;b"):
+            with self.assertRaises(ValueError):
+                grade.visibility_rules(bad)
+
     def test_prairielearn_score_tests_and_figures(self):
         with tempfile.TemporaryDirectory() as sub:
             os.mkdir(os.path.join(sub, "plot"))
@@ -255,6 +271,31 @@ class Results(unittest.TestCase):
         self.assertEqual([i["label"] for i in r["images"]], [f"plot/{gps[0][:-3]}.png"])
         self.assertEqual(r["images"][0]["url"], "data:image/png;base64," + base64.b64encode(png).decode())
         self.assertIn(f"plot/{gps[2][:-3]}.png not shown", r["output"])
+
+    def test_prairielearn_results_stay_within_1_mb_whatever_the_handin(self):
+        # every figure a PNG of 399 KB that does not compress, and 120
+        # checks quoting 40 lines of 300 characters each (clean's caps)
+        labs = grade.kit_labs()
+        checks = [gradelib.Check(labs[i % len(labs)], 2, f"check {i}", None, (), 1) for i in range(120)]
+        said = "\n".join("x" * 300 for _ in range(40))
+        records = [grade.record(c, "FAIL", said) for c in checks]
+        with tempfile.TemporaryDirectory() as sub:
+            os.mkdir(os.path.join(sub, "plot"))
+            gps = [gp for gp in os.listdir(os.path.join(grade.KIT, "plot")) if gp.startswith("lab") and gp.endswith(".gp")]
+            for gp in gps:
+                with open(os.path.join(sub, "plot", gp[:-3] + ".png"), "wb") as f:
+                    f.write(grade.PNG_SIGNATURE + os.urandom(grade.IMAGE_LIMIT - 1000))
+            res = grade.result(records, {}, "test", [], dict(seed=7, notes=[], started=time.monotonic(), submission=sub))
+            r = grade.prairielearn_json(res)
+        size = grade.json_size(r)
+        self.assertEqual(pl_results.problems(r, size, True), [])
+        self.assertLess(size, 1_000_000)
+        # one figure (532 KB in base64) fits; each one left out is named, with where it is
+        self.assertEqual([i["label"] for i in r["images"]], [f"plot/{min(gps)[:-3]}.png"])
+        self.assertEqual(r["output"].count("not shown: PrairieLearn takes at most 1 MB of results"), len(gps) - 1)
+        self.assertIn("(it is in plot/ of your handin)", r["output"])
+        self.assertTrue(all(t["output"].endswith("(cut here: PrairieLearn takes at most 1 MB of results)")
+                            for t in r["tests"]))
 
     def test_pl_scores_csv_a_row_per_submission(self):
         with tempfile.TemporaryDirectory() as out:
@@ -627,6 +668,19 @@ class Reaper(unittest.TestCase):
             self.assertEqual(r.status, 3)
             self.assertGreater(r.cpu_s, 0.2, f"bwrap={bwrap}")
             self.assertGreaterEqual(r.io["wchar"], 100000)
+
+    def test_a_signal_is_named_and_an_exit_status_of_139_is_not_one(self):
+        for bwrap in (self.box.bwrap, None):
+            self.box.bwrap = bwrap
+            r = self.g.student("sh", "-c", "kill -SEGV $$", path="/bin/sh")
+            self.assertEqual((r.status, r.signal), (139, 11), f"bwrap={bwrap}")
+            self.assertEqual(r.why("fillcopy"), "fillcopy was killed by SIGSEGV (a bad memory access: a null or "
+                             "freed pointer, past an array, or the stack's limit)")
+            r = self.g.student("sh", "-c", "echo oops >&2; exit 139", path="/bin/sh")
+            self.assertEqual((r.status, r.signal), (139, 0))
+            self.assertEqual(r.why("fillcopy"), "fillcopy: exit status 139 (oops)")
+            r = self.g.student("sh", "-c", "kill -KILL $$", path="/bin/sh")
+            self.assertRegex(r.why("runs"), r"^runs was killed by SIGKILL \(the machine's memory ran out")
 
     def test_a_program_killing_its_reaper_gains_nothing(self):
         r = self.g.student("sh", "-c", "kill -9 $PPID; exit 0", path="/bin/sh")

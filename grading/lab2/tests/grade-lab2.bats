@@ -51,7 +51,7 @@ setup_file() {
 
 	# Hollow figures and answers, graded by those two checks only: a blank
 	# PNG of the right size (about 2 KB), a real figure of another size, and
-	# an answer of "x".
+	# an answer of "x"; then the same PNGs over CSVs of headers only.
 	mkdir subs-hollow
 	cp -R $ref subs-hollow/hollow
 	# the size the kit draws it: the script's "# size: W,H" line
@@ -70,6 +70,9 @@ setup_file() {
 	sed -i '/^## Q2.2/,/^## Q2.3/{/^## Q2/!d}; s/^## Q2.2$/&\nx/' subs-hollow/hollow/answers.md
 	"$ROOT/grade.sh" --labs 2 --only figures subs-hollow/hollow >hollow-figures.txt 2>&1 || true
 	"$ROOT/grade.sh" --labs 2 --only answers subs-hollow/hollow >hollow-answers.txt 2>&1 || true
+	cp -R subs-hollow/hollow subs-hollow/no-data
+	for f in subs-hollow/no-data/data/lab2*.csv; do sed -i '2,$d' "$f"; done
+	"$ROOT/grade.sh" --labs 2 --only figures subs-hollow/no-data >no-data-figures.txt 2>&1 || true
 
 	"$ROOT/grade.sh" --batch subs --out grades -j 2 --labs 2 >batch.log 2>&1
 	# (a user who is not root is refused without bubblewrap: only root has own uids)
@@ -136,16 +139,19 @@ setup_file() {
 	[ "$(points_lost fabricated)" -eq 4 ]
 }
 
-@test "grade-lab2: a blank PNG, a figure of another size and an answer of 'x' fail the figures and answers checks" {
+@test "grade-lab2: the figures' points come from the kit's scripts drawing the data, not from the PNGs handed in; an answer of 'x' is named for 0 points" {
 	cd "$BATS_FILE_TMPDIR"
-	grep -q "^lab2: figures plot/lab2-\*.png: FAIL 0/2" hollow-figures.txt
-	grep -q "plot/lab2-locks.png is 960x820 pixels, not the 960x600 the kit draws" hollow-figures.txt
-	grep -q "plot/lab2-time.png is blank or nearly: 0 of its [0-9]* rows hold more than the background" hollow-figures.txt
 	# the blank one is the size of a PNG header and little more
 	[ "$(stat -c %s subs-hollow/hollow/plot/lab2-time.png)" -lt 4000 ]
-	! grep -q "plot/lab2-runs.png" hollow-figures.txt
-	grep -q "^lab2: answers to Q2.x present: FAIL 0/1" hollow-answers.txt
+	# a blank PNG and one of another size, over the reference's data: drawn again, they pass
+	grep -q "^lab2: figures: the kit's plot/lab2-\*.gp draw your data: PASS 2/2" hollow-figures.txt
+	# the same PNGs over CSVs of headers only: no figure, naming each and gnuplot's reason
+	grep -q "^lab2: figures: the kit's plot/lab2-\*.gp draw your data: FAIL 0/2" no-data-figures.txt
+	[ "$(grep -c "^    plot/lab2-[a-z]*.png: the kit's plot/lab2-[a-z]*.gp drew no figure from your data (.*)$" no-data-figures.txt)" -eq 3 ]
+	grep -q "^lab2: answers to Q2.x present (for the hand grader): FAIL 0/0" hollow-answers.txt
 	grep -q "the answer to Q2.2 is not an answer: fewer than 8 words" hollow-answers.txt
+	# the two builds, and the answers row adds nothing
+	grep -q "^Score: 2/2$" hollow-answers.txt
 }
 
 # locks BIN ARG...: what the grader's tracer sees of the kit's BIN ARG... t
