@@ -9,6 +9,7 @@ checker, says which crash states the student's safe save can leave."""
 import importlib.util
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -217,7 +218,7 @@ def crash_states(g, strategy, n, gen, models=MODELS, readable=False):
     with open(path, "w") as f:
         f.write(text)
     args = [sys.executable, "-I", "-B", CRASHSTATES, "--model", ",".join(models), "--scratch", g.ref,
-            "--check", f"{os.path.join(KIT, 'bin', 'saver')} --verify -s {strategy} -n {n} -g {gen} doc.kv",
+            "--check", f"{shlex.quote(os.path.join(KIT, 'bin', 'saver'))} --verify -s {strategy} -n {n} -g {gen} doc.kv",
             *([] if readable else ["--csv"]), path]
     try:
         p = subprocess.run(args, capture_output=True, text=True, timeout=g._within_check(100))
