@@ -30,6 +30,22 @@ forge() {
 	C
 }
 
+# spin_at_exit FILE WHEN: appends to the C source FILE a destructor that,
+# where the C expression WHEN holds, spins until the process has used 1 s
+# of CPU: time spent outside anything the program timed.
+spin_at_exit() {
+	cat >>"$1" <<-C
+		#include <time.h>
+		__attribute__((destructor)) static void spin_at_exit(void)
+		{
+			struct timespec t;
+			do
+				clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+			while (($2) && t.tv_sec < 1);
+		}
+	C
+}
+
 # The grader runs students' code as root (own uids) or in bubblewrap, and
 # watches it with strace.
 can_trace() {
@@ -61,16 +77,7 @@ setup_file() {
 	variant spinner
 	python3 -I -B "$ROOT/grading/mutants.py" --labs 3 --apply fillcopy-passes-once-prints-more-cpu subs/spinner \
 		>/dev/null
-	cat >>subs/spinner/labs/3-threads/fillcopy.c <<-'C'
-		#include <time.h>
-		__attribute__((destructor)) static void spin_at_exit(void)
-		{
-			struct timespec t;
-			do
-				clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-			while (passes > 1 && t.tv_sec < 1);
-		}
-	C
+	spin_at_exit subs/spinner/labs/3-threads/fillcopy.c 'passes > 1'
 	local check
 	for check in 'membw: --csv' 'pwriters: every strategy' 'iopattern --jobs'; do
 		"$ROOT/grade.sh" --only "$check" subs/forger >>grades/forger.txt 2>&1
@@ -78,16 +85,7 @@ setup_file() {
 	# launch's rows RUSAGE_CHILDREN's running totals, and a spin at exit
 	# that raises the whole run's CPU time above their sum.
 	python3 -I -B "$ROOT/grading/mutants.py" --labs 1 --apply launch-cumulative-rusage subs/spinner >/dev/null
-	cat >>subs/spinner/labs/1-interleave/launch.c <<-'C'
-		#include <time.h>
-		__attribute__((destructor)) static void spin_at_exit(void)
-		{
-			struct timespec t;
-			do
-				clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-			while (t.tv_sec < 1);
-		}
-	C
+	spin_at_exit subs/spinner/labs/1-interleave/launch.c 1
 	"$ROOT/grade.sh" --only 'fillcopy: --passes' subs/spinner >grades/spinner.txt 2>&1
 	"$ROOT/grade.sh" --only 'launch: concurrent' subs/spinner >>grades/spinner.txt 2>&1
 }

@@ -638,11 +638,9 @@ class Sandbox(unittest.TestCase):
         self.assertEqual([p for p in [left] + deep if os.path.exists(p)], [])
 
 
-@unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
-class Reaper(unittest.TestCase):
-    """Students' programs run under grading/reaper.c: what they hand to a
-    process nobody waits for still counts, and their I/O is counted, with
-    bubblewrap or without."""
+class OneGrading(unittest.TestCase):
+    """A grading's sandbox and directories, for the tests that run a
+    program as a check does (g.student)."""
 
     def setUp(self):
         import random
@@ -656,6 +654,13 @@ class Reaper(unittest.TestCase):
     def tearDown(self):
         self.box.release()
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+@unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
+class Reaper(OneGrading):
+    """Students' programs run under grading/reaper.c: what they hand to a
+    process nobody waits for still counts, and their I/O is counted, with
+    bubblewrap or without."""
 
     def test_cpu_of_an_unwaited_child_and_io_count(self):
         for bwrap in (self.box.bwrap, None):
@@ -752,23 +757,10 @@ class LockLog(unittest.TestCase):
 
 @unittest.skipUnless(ROOT and tracer.STRACE, "needs root (the sandbox's own uid) and strace")
 @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
-class Tracer(unittest.TestCase):
+class Tracer(OneGrading):
     """A program run with trace= is seen by strace running as the grader,
     with bubblewrap and without: its threads are counted whatever it
     writes, and it can neither read nor write the log."""
-
-    def setUp(self):
-        import random
-        self.work = tempfile.mkdtemp()
-        self.box = sandbox.Sandbox()
-        self.box.share(self.work, 0o710)
-        self.g = gradelib.Grading(self.work, self.work, self.box, random.Random(1))
-        os.mkdir(self.g.bin)
-        self.g.fresh()
-
-    def tearDown(self):
-        self.box.release()
-        shutil.rmtree(self.work, ignore_errors=True)
 
     def test_threads_counted_from_outside_and_the_log_out_of_reach(self):
         self.assertIsNone(self.box.trace_refused)
