@@ -27,7 +27,7 @@ import shutil
 
 STRACE = shutil.which("strace", path="/usr/bin:/bin:/usr/sbin:/sbin")
 LOG_LIMIT = 64 << 20      # bytes of a log the grader reads: past that, what came later is not looked at
-LINE_LIMIT = 1 << 16      # characters of one line (strings are not printed: -s 0)
+LINE_LIMIT = 1 << 16      # characters of one line (no string is printed unless a check asks: strings=)
 UNAVAILABLE = ("strace is not installed (apt-get install strace): the grader cannot watch the program "
                "from outside")
 
