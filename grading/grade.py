@@ -355,7 +355,7 @@ def draw(g, gp):
     # /etc/fonts: fontconfig's, for the labels pngcairo writes (bubblewrap
     # binds only what a C program needs of /etc)
     proc = g.box.popen(["bash", "common/plot.sh", f"plot/{gp}", png], cwd=g.run, binds=[g.run],
-                       ro_binds=[d for d in ("/etc/fonts",) if os.path.isdir(d)], cpu=int(limit) + 1,
+                       ro_binds=[d for d in ("/etc/fonts", "/var/cache/fontconfig") if os.path.isdir(d)], cpu=int(limit) + 1,
                        env={"IOLAB_NO_INSTALL": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         out, _ = proc.communicate(timeout=limit)
