@@ -576,8 +576,13 @@ def grade_one(args):
         prepare_build(g, sub)
         probe_host(g, modules)
         if args.only:
+            # With the chosen checks, the builds of the programs they run
+            # (a mutant's grading builds one program, not its lab's three);
+            # where TEXT names no check but builds, or nothing, every build.
             chosen = [c for c in checks if args.only in c.name and not c.title.startswith("build ")]
-            checks = [c for c in checks if c.title.startswith("build ")] + chosen * args.repeat
+            needed = {prog for c in chosen for prog in c.needs}
+            checks = [c for c in checks if c.title.startswith("build ")
+                      and (not chosen or c.title[len("build "):] in needed)] + chosen * args.repeat
         # The checks that read only the submission's files run first, each
         # within its own time limit but outside the budget: a handin whose
         # programs use up the grading's time keeps its data, figures and
@@ -1051,7 +1056,8 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
   --class-data OUT
               also place each submission's measurements in the class that
               `make class SUBMISSIONS=DIR CLASS=OUT` merged (percentiles)
-  --only TEXT grade only the checks whose name holds TEXT (and the builds)
+  --only TEXT grade only the checks whose name holds TEXT, and the builds of
+              the programs they run (every build where TEXT names no check)
   --repeat N  with --only: run those checks N times, each with new inputs
   --seed N    draw the random inputs from seed N: every report prints
               the seed it drew (Seed: N), and --seed N replays that grading
