@@ -391,7 +391,11 @@ def writable_dirs(uid, tops=SHARED_TMP):
     """The directories below tops, tops included, where uid may make files
     though they are not its own: those any user may write to, at any depth
     (a 0777 directory another user made in /tmp).  Not below uid's own
-    directories, which go whole, nor through links."""
+    directories, which go whole, nor through links, nor below a directory
+    uid may not pass through (a 0700 one of another user's: the test
+    suite's, or a batch's, hold thousands of directories that no grading
+    uid can reach; walking them made each call take a second).  A grading's
+    uid has its own number as its one group."""
     found = []
     stack = [(t, True) for t in tops if os.path.isdir(t) and not os.path.islink(t)]
     while stack:
@@ -406,7 +410,8 @@ def writable_dirs(uid, tops=SHARED_TMP):
             try:
                 if e.is_dir(follow_symlinks=False):
                     st = e.stat(follow_symlinks=False)
-                    if st.st_uid != uid:
+                    search = stat.S_IXOTH | (stat.S_IXGRP if st.st_gid == uid else 0)
+                    if st.st_uid != uid and st.st_mode & search:
                         stack.append((e.path, bool(st.st_mode & stat.S_IWOTH)))
             except OSError:
                 pass

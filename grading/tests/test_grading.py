@@ -623,6 +623,10 @@ class Sandbox(unittest.TestCase):
         os.makedirs(f"{top}/closed/open")
         os.chmod(top, 0o1777)
         os.chmod(f"{top}/closed/open", 0o777)
+        # one below a directory the uid may not pass through: out of its reach
+        os.makedirs(f"{top}/private/open")
+        os.chmod(f"{top}/private/open", 0o777)
+        os.chmod(f"{top}/private", 0o700)
         before = sandbox.usage_of([], self.box.uid, shared=sandbox.writable_dirs(self.box.uid))
         deep = []
         for d in (top, f"{top}/closed/open"):
@@ -633,6 +637,7 @@ class Sandbox(unittest.TestCase):
         shared = sandbox.writable_dirs(self.box.uid)
         self.assertIn(f"{top}/closed/open", shared)
         self.assertNotIn(f"{top}/closed", shared)
+        self.assertNotIn(f"{top}/private/open", shared)
         used, files = sandbox.usage_of([], self.box.uid, shared=shared)
         self.assertGreaterEqual(used - before[0], 2 << 20)
         self.assertEqual(files - before[1], 2)
