@@ -46,12 +46,13 @@ for lab in ${labs//,/ }; do
 		done
 	done
 done
-# The grader's own parser (common/answers.py) reads answers.md: a lab with
-# no answer at all is refused; a question left unanswered is a warning.
+# The grader's own parser and rules (common/answers.py) read answers.md: a
+# lab with no answer at all is refused; a question of any lab handed in
+# left unanswered, or answered in too few words to count, is a warning.
 if [ -s answers.md ]; then
-	handout=() check=
-	[ ! -e handout.md ] || handout=(--handout handout.md)
-	check=$(python3 common/answers.py answers.md "${handout[@]}" ${labs//,/ }) || true
+	pages=()
+	[ ! -e handout.md ] || pages=(--questions handout.md)
+	check=$(python3 common/answers.py answers.md "${pages[@]}" ${labs//,/ }) || true
 	while IFS= read -r line; do
 		case $line in
 		error:*) missing+=("${line#error: }") ;;

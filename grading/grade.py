@@ -374,21 +374,15 @@ def draw(g, gp):
     return f"{png}, drawn from your data, {problem}" if problem else None
 
 
-ANSWER_WORDS = 8    # the fewest words that can answer a question (the reference answers have 54 or more)
-
-
 def answers_check(questions):
     def run(g):
         text = g.file("answers.md")
         gradelib.expect(text is not None, "answers.md is missing")
-        # common/answers.py: the parser make handin uses too
-        words = {q: len(re.findall(r"\w+", a)) for q, a in answers.parse(text.decode("utf-8", "replace")).items()
-                 if a}
-        missing = [q for q in questions if q not in words]
+        # common/answers.py: the parser and the rules make handin uses too
+        missing, short = answers.unanswered(text.decode("utf-8", "replace"), questions)
         gradelib.expect(not missing, f"no answer under '## {' '.join(missing)}' in answers.md")
-        short = [q for q in questions if words[q] < ANSWER_WORDS]
         gradelib.expect(not short, f"answers.md: the answer to {', '.join(short)} is not an answer: fewer than "
-                        f"{ANSWER_WORDS} words")
+                        f"{answers.ANSWER_WORDS} words")
     return run
 
 
