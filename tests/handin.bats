@@ -99,9 +99,8 @@ packed() {
 
 @test "handin: the headings students write are answers, for make handin and the grader alike" {
 	kit
-	cp "$ROOT/handout.md" kit/
-	# every way of writing Lab 1's headings, one per question; Lab 2 none
-	questions=$(grep -o '\*\*Q1\.[0-9]*\*\*' "$ROOT/handout.md" | tr -d '*' | sort -u -t. -k2n)
+	# every way of writing Lab 1's headings, one per question its page asks; Lab 2 none
+	questions=$(grep -o '^- \*\*Q1\.[0-9]*\*\*' kit/labs/1-interleave/README.md | tr -d '* -' | sort -u -t. -k2n)
 	[ "$(wc -l <<<"$questions")" -ge 6 ]
 	forms=('## %s' '## %s:' '## %s (a title)' '## %s — a title' '##%s' '## %s. Why' '### %s' '# %s')
 	i=0
@@ -133,10 +132,9 @@ print(" ".join(sorted(answers.answered(open(sys.argv[2]).read()))))' "$ROOT/comm
 
 @test "handin: a question of any lab without an answer, or with too few words, is named, as the grader counts it" {
 	kit
-	cp "$ROOT/handout.md" kit/
-	# the questions every lab asks, read here without the parser: list items
-	# opening with the bold number, with or without a title after it
-	asked=$(grep -ohE '^- \*\*Q[0-9]+\.[0-9]+' kit/handout.md | sed 's/^- \*\*//')
+	# the questions every lab's page asks, read here without the parser:
+	# list items opening with the bold number, with or without a title after it
+	asked=$(cat kit/labs/[0-9]-*/README.md | grep -oE '^- \*\*Q[0-9]+\.[0-9]+' | sed 's/^- \*\*//')
 	labs=$(cd kit && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|')
 	: >kit/answers.md
 	for lab in $labs; do
@@ -195,6 +193,16 @@ print(" ".join(sorted(answers.answered(open(sys.argv[2]).read()))))' "$ROOT/comm
 				{ echo "$output"; false; }
 		fi
 	done
+}
+
+@test "handin: a lab folder without its page (README.md, '# Lab N:') is refused, naming it" {
+	kit
+	rm kit/labs/2-locking/README.md
+	LABS=1 run bash kit/common/handin.sh
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	LABS=1,2 run bash kit/common/handin.sh
+	[ "$status" -eq 1 ]
+	[ "$output" = "handin: labs/2-locking has no page README.md opening '# Lab 2:'" ]
 }
 
 @test "handin: the student's own header files go in, and the grader builds with them" {

@@ -53,7 +53,7 @@ setup() {
 	[[ $(cat out) == *"lockstep    10000           0      flock  none       200000         4 "* ]]
 }
 
-# Every question is answered by what the lab prints (the handout's table,
+# Every question is answered by what the lab prints (the lab page's table,
 # question -> printed line): the table rows each one cites.
 @test "lab2: the lines each question cites are printed" {
 	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
