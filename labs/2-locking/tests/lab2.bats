@@ -80,6 +80,8 @@ setup() {
 	done
 	grep -Eq '^   (BUSY|NOISY|SHORT TRIALS|quiet enough)' out
 	grep -q '^== Your predictions (predictions.md, Lab 2) beside the measurements$' out
+	# each prediction beside a measurement, never beside the answer to a question
+	grep -Eq '^  P2\.3 .*measured: sync rows, K = 100: fflush alone [0-9.e+-]+ s, fdatasync too [0-9.e+-]+ s \(Q2\.3 asks what each does\)$' out
 }
 
 @test "lab2: every row is complete and plausible" {
