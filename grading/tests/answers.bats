@@ -32,3 +32,25 @@ load ../../tests/helpers
 	done
 	[ -z "$missing" ] || { echo "named but never written:$missing"; return 1; }
 }
+
+@test "answers: a page's rubric says what earns the points; the answer is in grading/labN/answers.md" {
+	# the rubrics the issue found giving answers away: the answer is in the
+	# reference answers' rubric, and on no page
+	while IFS='|' read -r n q answer; do
+		page=$(ls "$ROOT"/labs/"$n"-*/README.md)
+		grep -q "^- \*\*$q[* ]" "$page" || { echo "$page does not ask $q"; return 1; }
+		! grep -qF "$answer" "$page" || { echo "$page gives away $q: $answer"; return 1; }
+		awk -v q="## $q" '$0 == q { on = 1; next } /^## / { on = 0 } on' "$ROOT/grading/lab$n/answers.md" |
+			tr '\n' ' ' | grep -qF "$answer" || { echo "lab$n/answers.md: $q lacks '$answer'"; return 1; }
+	done <<-'LIST'
+	1|Q1.5|4096 is not a multiple of 3
+	3|Q3.9|1 for 12 bytes
+	4|Q4.6|32 GiB per CPU-second
+	LIST
+	# and no page's rubric quotes a model answer ("1 for \"...\"", as they did)
+	# (a rubric for every question: the pages' questions and rubrics are as many)
+	[ "$(cat "$ROOT"/labs/*/README.md | grep -oE '\*(Rubric )?\([0-9]+ (points?|pts)' | wc -l)" -eq \
+		"$(cat "$ROOT"/labs/*/README.md | grep -cE '^- \*\*Q[0-9]+\.[0-9]+')" ]
+	run grep -nE '1 for "' "$ROOT"/labs/*/README.md
+	[ "$status" -eq 1 ] || { echo "$output"; return 1; }
+}
