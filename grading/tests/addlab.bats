@@ -185,7 +185,7 @@ add_lab7_grader() {
 	# make rubric writes the table of the lab's page: the grader's rows
 	run python3 -B kit/grading/rubric.py
 	[ "$status" -eq 1 ]
-	[[ $output == *"the table 'How Lab 7 is graded' is not the grader's checks: make rubric"* ]]
+	[[ $output == *"the table 'How Lab 7 is graded' in labs/7-toy/README.md is not the grader's checks: make rubric"* ]]
 	make -s -C kit rubric
 	python3 -B kit/grading/rubric.py
 	[ "$(sed -n '/^## How Lab 7 is graded/,$p' kit/labs/7-toy/README.md | grep -c '^| [^-c]')" -eq 5 ]
