@@ -275,7 +275,7 @@ ifneq ($(INSTRUCTOR),)
 	@echo "make lint       instructors: shellcheck, pyflakes, pycodestyle and cppcheck over the kit's own files"
 	@echo "make starter    instructors: the students' starter kit, stubs for solutions, in $(DIST)/starter (LABS=1,2: only those labs)"
 	@echo "make autograder instructors: Gradescope's $(DIST)/autograder.zip (LABS=1,2: only those labs; PLATFORM=prairielearn: $(DIST)/prairielearn.zip)"
-	@echo "make rubric     instructors: handout.md's tables \"How Lab N is graded\" written from grading/labN/checks.py"
+	@echo "make rubric     instructors: each lab page's table \"How Lab N is graded\" written from grading/labN/checks.py"
 	@echo "make class      instructors: SUBMISSIONS=DIR (or Gradescope's zip) merged into class figures in $(CLASS)/"
 endif
 	@echo "Variables: SCALE=tiny|quick|full  SCRATCH=dir (default scratch)  CC=  CFLAGS= (default -O2)  EXTRA_CFLAGS= (added)"

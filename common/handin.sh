@@ -17,7 +17,7 @@ labs=${LABS:-$all}
 	{ echo "handin: LABS='$labs' is not a list of lab numbers like 1,2 (labs: $all)" >&2; exit 2; }
 labs=$(tr , '\n' <<<"$labs" | sort -nu | paste -sd, -)
 out=iolab-handin.tar.gz
-files=() missing=()
+files=() missing=() pages=()
 
 need() {
 	if [ -s "$1" ]; then files+=("$1"); else missing+=("$1"); fi
@@ -30,9 +30,10 @@ need answers.md
 [ ! -s predictions.md ] || files+=(predictions.md)
 for lab in ${labs//,/ }; do
 	dir=$(ls -d labs/"$lab"-* 2>/dev/null) || { echo "handin: LABS=$labs: there is no lab $lab (labs: $all)" >&2; exit 2; }
-	# a lab whose handout section is gone (a course that dropped it by hand)
-	[ ! -e handout.md ] || grep -q "^## Lab $lab:" handout.md ||
-		{ echo "handin: $dir has no section '## Lab $lab:' in handout.md" >&2; exit 1; }
+	# a lab's page, which asks its questions (a course that dropped it by hand)
+	grep -q "^# Lab $lab:" "$dir/README.md" 2>/dev/null ||
+		{ echo "handin: $dir has no page README.md opening '# Lab $lab:'" >&2; exit 1; }
+	pages+=(--questions "$dir/README.md")
 	# the student's own headers too: the grader builds with them
 	for src in "$dir"/*.c "$dir"/*.h "$dir"/*.sh; do
 		[ -e "$src" ] && files+=("$src")
@@ -46,12 +47,12 @@ for lab in ${labs//,/ }; do
 		done
 	done
 done
-# The grader's own parser (common/answers.py) reads answers.md: a lab with
-# no answer at all is refused; a question left unanswered is a warning.
+# The grader's own parser and rules (common/answers.py) read answers.md: a
+# lab with no answer at all is refused; a question of any lab handed in
+# left unanswered (of those its page asks), or answered in too few words
+# to count, is a warning.
 if [ -s answers.md ]; then
-	handout=() check=
-	[ ! -e handout.md ] || handout=(--handout handout.md)
-	check=$(python3 common/answers.py answers.md "${handout[@]}" ${labs//,/ }) || true
+	check=$(python3 common/answers.py answers.md "${pages[@]}" ${labs//,/ }) || true
 	while IFS= read -r line; do
 		case $line in
 		error:*) missing+=("${line#error: }") ;;

@@ -58,7 +58,7 @@ if [ -e "$DATA/machine.txt" ]; then sed "s/^/  /" "$DATA/machine.txt"; fi
 
 # Nothing missing: the figures are there to open.
 if [ -z "$failed$unwritten$unbuilt" ] && [ ${#undrawn[@]} -eq 0 ] && [ ${#nodata[@]} -eq 0 ]; then
-	echo "Next: open the figures, then answer the questions in handout.md."
+	echo "Next: open the figures, then answer the questions on each lab's page (labs/N-topic/README.md)."
 	exit 0
 fi
 

@@ -69,13 +69,8 @@ def kit_labs():
 def kit_missing():
     """What a lab folder of this kit lacks to be graded, as one line, or
     None: every labs/N-name needs its grader module grading/labN/checks.py, its
-    handout section "## Lab N:" and the declaration of its CSVs, columns.csv
-    (docs/adding-a-lab.md lists the rest)."""
-    try:
-        with open(os.path.join(KIT, "handout.md"), encoding="utf-8") as f:
-            handout = f.read()
-    except OSError:
-        handout = None
+    page README.md opening "# Lab N:" and the declaration of its CSVs,
+    columns.csv (docs/adding-a-lab.md lists the rest)."""
     try:
         folders = sorted(os.listdir(os.path.join(KIT, "labs")))
     except OSError as e:
@@ -85,8 +80,13 @@ def kit_missing():
             continue
         if not os.path.isfile(os.path.join(KIT, rubric_module(d[0]))):
             return f"labs/{d} has no grader module {rubric_module(d[0])} (see docs/adding-a-lab.md)"
-        if handout is not None and not re.search(rf"^## Lab {d[0]}:", handout, re.M):
-            return f"labs/{d} has no section '## Lab {d[0]}:' in handout.md (see docs/adding-a-lab.md)"
+        try:
+            with open(os.path.join(KIT, "labs", d, "README.md"), encoding="utf-8") as f:
+                page = f.read()
+        except OSError:
+            page = ""
+        if not page.startswith(f"# Lab {d[0]}:"):
+            return f"labs/{d} has no page README.md opening '# Lab {d[0]}:' (see docs/adding-a-lab.md)"
         if not os.path.isfile(os.path.join(KIT, "labs", d, "columns.csv")):
             return f"labs/{d} has no columns.csv declaring the columns of its CSVs (see docs/adding-a-lab.md)"
     try:
@@ -374,21 +374,15 @@ def draw(g, gp):
     return f"{png}, drawn from your data, {problem}" if problem else None
 
 
-ANSWER_WORDS = 8    # the fewest words that can answer a question (the reference answers have 54 or more)
-
-
 def answers_check(questions):
     def run(g):
         text = g.file("answers.md")
         gradelib.expect(text is not None, "answers.md is missing")
-        # common/answers.py: the parser make handin uses too
-        words = {q: len(re.findall(r"\w+", a)) for q, a in answers.parse(text.decode("utf-8", "replace")).items()
-                 if a}
-        missing = [q for q in questions if q not in words]
+        # common/answers.py: the parser and the rules make handin uses too
+        missing, short = answers.unanswered(text.decode("utf-8", "replace"), questions)
         gradelib.expect(not missing, f"no answer under '## {' '.join(missing)}' in answers.md")
-        short = [q for q in questions if words[q] < ANSWER_WORDS]
         gradelib.expect(not short, f"answers.md: the answer to {', '.join(short)} is not an answer: fewer than "
-                        f"{ANSWER_WORDS} words")
+                        f"{answers.ANSWER_WORDS} words")
     return run
 
 
@@ -736,7 +730,7 @@ def print_report(res):
         print(f"{'lab' + str(lab) if lab else 'all':<8} {s:3d}/{m}")
     questions = res["questions"]
     print(f"Written answers ({len(questions)} questions, {sum(questions.values())} points) "
-          "are graded by hand with the rubric in handout.md.")
+          "are graded by hand with the rubric on each lab's page.")
     for line in res["notes"]:
         print(f"Note: {line}")
     if res["class_lines"]:

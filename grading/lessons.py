@@ -14,7 +14,7 @@ every lab, one core's worth, as a browser or another user would.
 Prints a line per run (each check's verdict and the load verdict the lab
 wrote, data/labN-load.txt), then per check the runs that passed it, and
 exits 1 unless every check passed in every run. The figures for the
-handout's claims are in the closing table each run's lab prints: --keep DIR
+lab pages' claims are in the closing table each run's lab prints: --keep DIR
 keeps them, DIR/run-N/labN.out beside the run's data files.
 """
 

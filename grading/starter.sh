@@ -39,7 +39,8 @@
 # --labs 1,2,3,4 makes a starter for a course without the other labs. What
 # belongs to a lab is found in the tree: labs/N-*/ (its programs, lab
 # script and tests), plot/labN-*.gp, data/reference/labN-*, and the
-# handout's "## Lab N:" section. A lab left out whose
+# lines of handout.md and README.md that link its page (labs/N-*/README.md,
+# which goes with its folder). A lab left out whose
 # programs a kept lab runs (its lab_begin line names them) is refused.
 set -euo pipefail
 
@@ -53,7 +54,7 @@ usage() {
 	  -o DIR      where to write the starter kit (default dist/starter, in the kit)
 	  --labs LIST only these labs, e.g. 1,2,3,4 (default: every lab): the
 	              others' programs, lab scripts, figure scripts, tests,
-	              reference data and handout sections are left out
+	              reference data, pages and index lines are left out
 	  --no-build  do not check that the starter compiles without warnings
 	  --strip FILE
 	              print FILE with its solution regions replaced by their stubs
@@ -156,18 +157,12 @@ looks_like_starter() {
 # drop_lab DIR N: removes lab N's files from the starter in DIR.
 drop_lab() {
 	local dir=$1 lab=$2
+	# its page goes with its folder; the lines that link the page (the
+	# index of labs in handout.md and README.md) go too
+	grep -q "](labs/$lab-[^)]*/README.md)" "$dir/handout.md" ||
+		die "handout.md has no line linking Lab $lab's page (labs/$lab-*/README.md) in its index of labs"
 	rm -rf "$dir"/labs/"$lab"-* "$dir"/plot/lab"$lab"-*.gp "$dir"/data/reference/lab"$lab"-*
-	# the handout's section: from the --- before "## Lab N:" to the next ---
-	python3 - "$dir/handout.md" "$lab" <<-'PY'
-	import re, sys
-	path, lab = sys.argv[1], sys.argv[2]
-	parts = re.split(r"(?m)^---\n", open(path, encoding="utf-8").read())
-	kept = [p for p in parts if not re.match(rf"\s*## Lab {lab}:", p)]
-	if len(kept) == len(parts):
-	    sys.exit(f"starter.sh: handout.md has no section '## Lab {lab}:' after a ---")
-	with open(path, "w", encoding="utf-8") as f:
-	    f.write("---\n".join(kept))
-	PY
+	sed -i "\|](labs/$lab-[^)]*/README.md)|d" "$dir/handout.md" "$dir/README.md"
 }
 
 # check_labs LIST: every lab in LIST exists, and no lab left out has a

@@ -99,9 +99,8 @@ packed() {
 
 @test "handin: the headings students write are answers, for make handin and the grader alike" {
 	kit
-	cp "$ROOT/handout.md" kit/
-	# every way of writing Lab 1's headings, one per question; Lab 2 none
-	questions=$(grep -o '\*\*Q1\.[0-9]*\*\*' "$ROOT/handout.md" | tr -d '*' | sort -u -t. -k2n)
+	# every way of writing Lab 1's headings, one per question its page asks; Lab 2 none
+	questions=$(grep -o '^- \*\*Q1\.[0-9]*\*\*' kit/labs/1-interleave/README.md | tr -d '* -' | sort -u -t. -k2n)
 	[ "$(wc -l <<<"$questions")" -ge 6 ]
 	forms=('## %s' '## %s:' '## %s (a title)' '## %s — a title' '##%s' '## %s. Why' '### %s' '# %s')
 	i=0
@@ -124,11 +123,86 @@ print(" ".join(sorted(answers.answered(open(sys.argv[2]).read()))))' "$ROOT/comm
 	printf '## Q1.1\n\n## Q1.10\nnot Q1.1\n' >kit/answers.md
 	LABS=1 run bash kit/common/handin.sh
 	[ "$status" -eq 0 ]
-	[[ $output == *"handin: answers.md: no answer under '## Q1.1', '## Q1.2'"* ]]
+	[[ $output == *"handin: answers.md: Lab 1: no answer under '## Q1.1', '## Q1.2'"* ]]
 	# no answer at all to a lab handed in: refused
 	LABS=1,2 run bash kit/common/handin.sh
 	[ "$status" -eq 1 ]
 	[[ $output == *"answers.md: no answer to any question of Lab 2"* ]]
+}
+
+@test "handin: a question of any lab without an answer, or with too few words, is named, as the grader counts it" {
+	kit
+	# the questions every lab's page asks, read here without the parser:
+	# list items opening with the bold number, with or without a title after it
+	asked=$(cat kit/labs/[0-9]-*/README.md | grep -oE '^- \*\*Q[0-9]+\.[0-9]+' | sed 's/^- \*\*//')
+	labs=$(cd kit && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|')
+	: >kit/answers.md
+	for lab in $labs; do
+		qs=$(grep "^Q$lab\." <<<"$asked")
+		[ "$(wc -l <<<"$qs")" -ge 6 ] || { echo "Lab $lab asks: $qs"; false; }
+		last=$(tail -n 1 <<<"$qs")
+		for q in $qs; do
+			# the last question: no heading in odd labs, three words in even ones
+			if [ "$q" = "$last" ]; then
+				[ $((lab % 2)) -eq 1 ] || printf '## %s\nthree words only\n\n' "$q" >>kit/answers.md
+			else
+				printf '## %s\nan answer of ten words, with numbers from my data.\n\n' "$q" >>kit/answers.md
+			fi
+		done
+	done
+	run bash kit/common/handin.sh
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	named=0
+	for lab in $labs; do
+		last=$(grep "^Q$lab\." <<<"$asked" | tail -n 1)
+		if [ $((lab % 2)) -eq 1 ]; then
+			[[ $output == *"handin: answers.md: Lab $lab: no answer under '## $last'"$'\n'* ]] || { echo "$output"; false; }
+		else
+			[[ $output == *"handin: answers.md: Lab $lab: fewer than 8 words, not an answer to the grader: $last"$'\n'* ]] ||
+				{ echo "$output"; false; }
+		fi
+		named=$((named + 1))
+	done
+	# one line per lab, naming that question only
+	[ "$(grep -c '^handin: answers.md: Lab ' <<<"$output")" -eq "$named" ]
+	[ "$named" -ge 6 ]
+	[ -d "$ROOT/grading" ] || return 0	# the students' kit has no grader to compare with
+	# the grader's answers check, on the same file: the same questions fail
+	run python3 -I -B - "$ROOT/grading" kit/answers.md $labs <<-'PY'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	import grade, gradelib
+	class G:
+	    def file(self, name):
+	        return open(sys.argv[2], "rb").read()
+	checks, modules = grade.load([int(n) for n in sys.argv[3:]])
+	for lab, module in sorted(modules.items()):
+	    try:
+	        grade.answers_check(module.QUESTIONS)(G())
+	        print(lab, "PASS")
+	    except gradelib.Fail as e:
+	        print(lab, e.args[0])
+	PY
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	for lab in $labs; do
+		last=$(grep "^Q$lab\." <<<"$asked" | tail -n 1)
+		if [ $((lab % 2)) -eq 1 ]; then
+			grep -qx "$lab no answer under '## $last' in answers.md" <<<"$output" || { echo "$output"; false; }
+		else
+			grep -qx "$lab answers.md: the answer to $last is not an answer: fewer than 8 words" <<<"$output" ||
+				{ echo "$output"; false; }
+		fi
+	done
+}
+
+@test "handin: a lab folder without its page (README.md, '# Lab N:') is refused, naming it" {
+	kit
+	rm kit/labs/2-locking/README.md
+	LABS=1 run bash kit/common/handin.sh
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	LABS=1,2 run bash kit/common/handin.sh
+	[ "$status" -eq 1 ]
+	[ "$output" = "handin: labs/2-locking has no page README.md opening '# Lab 2:'" ]
 }
 
 @test "handin: the student's own header files go in, and the grader builds with them" {

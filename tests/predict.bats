@@ -9,13 +9,42 @@ setup() {
 	printf 'experiment,k,wall_s,passes,run_unit_lines\na,1,2.0,4,4096\na,1,6.0,2,2048\nb,1,1.0,1,\n' >t.csv
 }
 
-@test "predictions.md: a section per lab, each line 'PN.M what: ' with one colon" {
-	for n in 1 2 3 4 5; do
-		grep -q "^## Lab $n\$" "$ROOT/predictions.md"
-		[ "$(awk -v h="## Lab $n" '$0 == h { on = 1; next } /^## / { on = 0 } on && /^- P/' "$ROOT/predictions.md" |
-			grep -cE "^- P$n\.[0-9]+ [^:]+:\$")" -ge 3 ]
+# predictions_form FILE: a section per lab of the kit, each with 3 lines or
+# more 'PN.M what:' (no colon in what), then nothing or the student's
+# prediction (which may hold a colon).
+predictions_form() {
+	local n form='^- P[0-9]\.[0-9]+ [^:]+:( .*)?$'
+	for n in $(cd "$ROOT" && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|'); do
+		grep -q "^## Lab $n\$" "$1" || { echo "$1: no section '## Lab $n'"; return 1; }
+		[ "$(awk -v h="## Lab $n" '$0 == h { on = 1; next } /^## / { on = 0 } on && /^- P/' "$1" |
+			grep -cE "^- P$n\.")" -ge 3 ] || { echo "$1: Lab $n has fewer than 3 predictions"; return 1; }
 	done
-	[ -z "$(grep '^- P' "$ROOT/predictions.md" | grep -vE '^- P[0-9]\.[0-9]+ [^:]+:$')" ]
+	[ -z "$(grep '^- P' "$1" | grep -vE "$form")" ] || { grep '^- P' "$1" | grep -vE "$form"; return 1; }
+}
+
+@test "predictions.md: a section per lab, each line 'PN.M what:', empty or predicted" {
+	predictions_form "$ROOT/predictions.md"
+	# a line whose 'what' lost its colon is not a prediction line
+	sed '0,/^- P1\.1 /s/:$//' "$ROOT/predictions.md" >broken.md
+	run predictions_form broken.md
+	[ "$status" -eq 1 ] && [[ $output == "- P1.1 "* ]]
+}
+
+@test "predictions.md filled as the handout asks (every line, colons too) passes, and predict.py takes each one" {
+	# every prediction written, one of them with a colon of its own
+	sed -E 's/^(- P([0-9]+\.[0-9]+) [^:]+:)$/\1 my guess for \2/; s/^(- P1\.1 [^:]+:).*/\1 2048: half the buffer/' \
+		"$ROOT/predictions.md" >filled.md
+	[ -z "$(grep -E '^- P[0-9.]+ [^:]+:$' filled.md)" ]
+	predictions_form filled.md
+	for n in $(cd "$ROOT" && ls -d labs/[0-9]-* | sed 's|labs/\([0-9]\).*|\1|'); do
+		run python3 "$ROOT/common/predict.py" remind filled.md "$n"
+		[ "$status" -eq 0 ] && [ -z "$output" ]
+	done
+	run python3 "$ROOT/common/predict.py" show filled.md 2 "P2.1=1.5 s"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == "  P2.1 "*"predicted: my guess for 2.1; measured: 1.5 s" ]]
+	run python3 "$ROOT/common/predict.py" show filled.md 1 "P1.1=4096 lines"
+	[[ ${lines[1]} == "  P1.1 "*"predicted: 2048: half the buffer; measured: 4096 lines" ]]
 }
 
 @test "predict.py: reminds when a lab's predictions are empty, and says nothing once written" {

@@ -97,7 +97,7 @@ lab1_results() {
 	run env DATA=data bash kit/common/summary.sh lab1
 	[ "$status" -eq 0 ]
 	[[ $output == *"plot/lab1-runs.png"* && $output == *"data/lab1.csv"*"1 rows"* ]]
-	[ "$(tail -n 1 <<<"$output")" = "Next: open the figures, then answer the questions in handout.md." ]
+	[ "$(tail -n 1 <<<"$output")" = "Next: open the figures, then answer the questions on each lab's page (labs/N-topic/README.md)." ]
 	# a result newer than its figure: the figure is out of date, not drawn
 	touch -d '1 hour' data/lab1.csv
 	run env DATA=data bash kit/common/summary.sh lab1

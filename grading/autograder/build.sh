@@ -68,7 +68,7 @@ fi
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
 # Every lab named must be one the kit grades (labs/N-* and grading/labN/checks.py):
 # a zip that would give every student 0 is not built, nor one whose grader
-# stops at a lab folder it has no module or handout section for.
+# stops at a lab folder it has no module or page for.
 missing=$(python3 -I -c 'import sys; sys.path.insert(0, sys.argv[1]); import grade; print(grade.kit_missing() or "")' "$KIT/grading") ||
 	die "grading/grade.py does not load"
 [ -z "$missing" ] || die "$missing"

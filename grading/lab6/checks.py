@@ -205,7 +205,7 @@ def crash_states(g, strategy, n, gen, models=MODELS, readable=False):
     g.fresh()
     before, _ = old_document(g, strategy, n, gen)
     g.put("doc.kv", before)
-    again = f"bin/fsrecord -o calls.log -- bin/saver -s {strategy} -n {n} -g {gen} doc.kv: see the handout's Lab 6 steps"
+    again = f"bin/fsrecord -o calls.log -- bin/saver -s {strategy} -n {n} -g {gen} doc.kv: see the steps of labs/6-fsync/README.md"
     init = fsrecord.snapshot(g.run)
     r = g.student("saver", "-s", strategy, "-n", n, "-g", gen, "doc.kv", timeout=10,
                   trace=fsrecord.CALLS, trace_options=fsrecord.STRINGS)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # docs/adding-a-lab.md, followed: in a copy of the kit, a toy Lab 7 (one
 # small C program, its lab script and CSV, a figure, a grader module with
-# one check, a handout section, reference answers, a test) is built by make,
+# one check, its page, reference answers, a test) is built by make,
 # run, tested, listed and graded by the grader and kept by the starter; and
 # Lab 5, dropped (its folders labs/5-patterns/ and grading/lab5/ removed),
 # is named by neither the grader nor make handin nor make test nor the class
@@ -89,20 +89,22 @@ add_lab7_files() {
 	GP
 }
 
-add_lab7_handout() {
-	cat >>kit/handout.md <<-'MD'
+add_lab7_page() {
+	cat >kit/labs/7-toy/README.md <<-'MD'
+	# Lab 7: toy
 
-	---
-
-	## Lab 7: toy
+	## Questions
 
 	- **Q7.1 Squares.** What is the square of 4? (1 point)
 
-	### How Lab 7 is graded
+	## How Lab 7 is graded
 
 	| check | points |
 	| --- | --- |
 	MD
+	# its line in the start page's index of labs
+	sed -i '/^| 6 | \[/a | 7 | [toy](labs/7-toy/README.md) | squares |' kit/handout.md
+	grep -q '](labs/7-toy/README.md)' kit/handout.md
 	printf '\n## Lab 7\n- P7.1 the square of 4:\n' >>kit/predictions.md
 }
 
@@ -148,8 +150,8 @@ add_lab7_grader() {
 	add_lab7_grader
 	run kit/grade.sh --list
 	[ "$status" -eq 1 ]
-	[ "$output" = "grade.sh: labs/7-toy has no section '## Lab 7:' in handout.md (see docs/adding-a-lab.md)" ]
-	add_lab7_handout
+	[ "$output" = "grade.sh: labs/7-toy has no page README.md opening '# Lab 7:' (see docs/adding-a-lab.md)" ]
+	add_lab7_page
 	run kit/grade.sh --list
 	[ "$status" -eq 1 ]
 	[ "$output" = "grade.sh: labs/7-toy has no columns.csv declaring the columns of its CSVs (see docs/adding-a-lab.md)" ]
@@ -180,14 +182,14 @@ add_lab7_grader() {
 	[ "$(grep -c '^lab7' list)" -eq 5 ]
 	grep -qx "$(printf 'lab7\t1\tdata/lab7.csv has the declared columns')" list
 	grep -qx "$(printf 'lab7\t2\ttoy: the squares of 1..N')" list
-	# make rubric writes the handout's table: the grader's rows
+	# make rubric writes the table of the lab's page: the grader's rows
 	run python3 -B kit/grading/rubric.py
 	[ "$status" -eq 1 ]
-	[[ $output == *"the table 'How Lab 7 is graded' is not the grader's checks: make rubric"* ]]
+	[[ $output == *"the table 'How Lab 7 is graded' in labs/7-toy/README.md is not the grader's checks: make rubric"* ]]
 	make -s -C kit rubric
 	python3 -B kit/grading/rubric.py
-	[ "$(sed -n '/^### How Lab 7 is graded/,$p' kit/handout.md | grep -c '^| [^-c]')" -eq 5 ]
-	grep -qx '| toy: the squares of 1..N | 2 |' kit/handout.md
+	[ "$(sed -n '/^## How Lab 7 is graded/,$p' kit/labs/7-toy/README.md | grep -c '^| [^-c]')" -eq 5 ]
+	grep -qx '| toy: the squares of 1..N | 2 |' kit/labs/7-toy/README.md
 
 	# without bubblewrap as root (an own uid); a user who is not root needs it
 	if [ "$(id -u)" -eq 0 ]; then run kit/grade.sh --labs 7 --no-bwrap; else run kit/grade.sh --labs 7; fi
@@ -207,12 +209,13 @@ add_lab7_grader() {
 	run make -s -C kit starter LABS=1,7
 	[ "$status" -eq 0 ]
 	[ ! -e kit/dist/starter/labs/2-locking ]
-	[ "$(grep -c '^## Lab 2:' kit/dist/starter/handout.md)" -eq 0 ]
+	[ "$(grep -c '](labs/2-locking/README.md)' kit/dist/starter/handout.md)" -eq 0 ]
 	[ -e kit/dist/starter/labs/7-toy/lab7.sh ]
 	[ -e kit/dist/starter/labs/7-toy/tests/toy.bats ]
 	[ ! -e kit/dist/starter/labs/2-locking/tests ]
 	[ -e kit/dist/starter/plot/lab7-squares.gp ]
-	grep -q '^## Lab 7: toy' kit/dist/starter/handout.md
+	grep -q '](labs/7-toy/README.md)' kit/dist/starter/handout.md
+	grep -q '^# Lab 7: toy' kit/dist/starter/labs/7-toy/README.md
 	grep -q 'return 0;' kit/dist/starter/labs/7-toy/toy.c
 	[ "$(grep -c 'n \* n' kit/dist/starter/labs/7-toy/toy.c)" -eq 0 ]
 	[ ! -e kit/dist/starter/grading ]

@@ -13,26 +13,32 @@ load ../../tests/helpers
 	[[ $output == *"OK"* ]]
 }
 
-@test "rubric: handout.md's grading tables are the modules' checks, its questions' points their QUESTIONS" {
+@test "rubric: the lab pages' grading tables are the modules' checks, their questions' points their QUESTIONS" {
 	run python3 -I -B "$ROOT/grading/rubric.py"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
 
-@test "rubric: a point changed in the handout is reported, and make rubric writes the table back" {
+@test "rubric: a point changed in a lab's page is reported, and make rubric writes the table back" {
+	page="$ROOT/labs/1-interleave/README.md"
 	sed -e 's/^\(| data\/lab1.csv has the declared columns | \)1 |$/\12 |/' \
-		-e '/^- \*\*Q1\.1\*\*/,/points/s/(2 points/(5 points/' "$ROOT/handout.md" >handout.md
-	! cmp -s handout.md "$ROOT/handout.md"
-	run python3 -I -B "$ROOT/grading/rubric.py" handout.md
+		-e '/^- \*\*Q1\.1\*\*/,/points/s/(2 points/(5 points/' "$page" >page.md
+	[ "$(diff page.md "$page" | grep -c '^[<>]')" -eq 4 ]
+	run python3 -I -B "$ROOT/grading/rubric.py" page.md
 	[ "$status" -eq 1 ]
-	[[ $output == *"the table 'How Lab 1 is graded' is not the grader's checks: make rubric"* ]]
-	[[ $output == *"Q1.1: 2 in QUESTIONS, 5 in handout.md"* ]]
+	[[ $output == *"the table 'How Lab 1 is graded' in page.md is not the grader's checks: make rubric"* ]]
+	[[ $output == *"Q1.1: 2 in QUESTIONS, 5 in page.md"* ]]
 	# --write mends the table; the question's points are prose, left to the author
-	run python3 -I -B "$ROOT/grading/rubric.py" --write handout.md
+	run python3 -I -B "$ROOT/grading/rubric.py" --write page.md
 	[ "$status" -eq 1 ]
-	[ "$(diff handout.md "$ROOT/handout.md" | grep -c '^[<>]')" -eq 2 ]
-	grep -q '^| data/lab1.csv has the declared columns | 1 |$' handout.md
+	[ "$(diff page.md "$page" | grep -c '^[<>]')" -eq 2 ]
+	grep -q '^| data/lab1.csv has the declared columns | 1 |$' page.md
+	# a page that is no lab's: one line
+	printf 'notes\n' >notes.md
+	run python3 -I -B "$ROOT/grading/rubric.py" notes.md
+	[ "$status" -eq 1 ]
+	[ "$output" = "rubric.py: notes.md does not open with a heading '# Lab N: title'" ]
 }
 
 @test "mutants.py: a mutant names its check by function; one naming it by a title stops it in one line" {

@@ -194,10 +194,15 @@ failing_json() {
 	# the README names none of the instructor's tools (the handout may say "grader")
 	run grep -nE 'make starter|make autograder|grade\.sh|grading/|For instructors|autograder' "$s/README.md"
 	[ "$status" -eq 1 ] || { echo "instructor material in the starter's README: $output"; return 1; }
-	# nor does the handout tell the student to run a grader they do not have
-	run grep -n 'grade\.sh' "$s/handout.md"
-	[ "$status" -eq 1 ] || { echo "the handout names grade.sh: $output"; return 1; }
-	[ "$(grep -c "^The course's grader runs these checks on your handin" "$s/handout.md")" -eq "$(ls -d "$s"/labs/[0-9]-* | wc -l)" ]
+	# nor do the handout and the lab pages tell the student to run a grader they do not have
+	run grep -n 'grade\.sh' "$s/handout.md" "$s"/labs/*/README.md
+	[ "$status" -eq 1 ] || { echo "the handout or a page names grade.sh: $output"; return 1; }
+	# every lab's page, with the checks it is graded on; the start page links each
+	for page in "$s"/labs/[0-9]-*/README.md; do
+		grep -q "^The course's grader runs these checks on your handin" "$page" || { echo "$page"; return 1; }
+		grep -q "](${page#"$s/"})" "$s/handout.md" || { echo "handout.md does not link $page"; return 1; }
+	done
+	[ "$(ls "$s"/labs/[0-9]-*/README.md | wc -l)" -eq "$(ls -d "$s"/labs/[0-9]-* | wc -l)" ]
 	# no test file loads what the starter lacks
 	run grep -lE 'load grading|grading/' "$s"/tests/*.bats "$s"/tests/*.bash "$s"/labs/*/tests/*
 	[ "$status" -eq 1 ] || { echo "tests that need the grader: $output"; return 1; }
@@ -324,18 +329,21 @@ failing_json() {
 	[[ $output == *"# skip needs launch (labs/1-interleave/launch.c): still to be written"* ]]
 }
 
-@test "make starter LABS=1,2,3,4: the other labs' files and handout section are left out" {
+@test "make starter LABS=1,2,3,4: the other labs' files, pages and index lines are left out" {
 	s="$BATS_TEST_TMPDIR/four"
 	run bash "$ROOT/grading/starter.sh" -o "$s" --labs 1,2,3,4 --no-build
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
 	[[ $output == *"(labs 1,2,3,4 only)"* ]]
 	[ "$(cd "$s" && ls -d labs/* | tr '\n' ' ')" = "labs/1-interleave labs/2-locking labs/3-threads labs/4-writers " ]
 	# what is Lab 5's, found from the tree: its folder (programs, lab
-	# script, tests), its figures, its reference data, its section
+	# script, tests, page), its figures, its reference data, the lines
+	# that link its page
 	[ -z "$(cd "$s" && ls plot/lab5-* data/reference/lab5-* 2>/dev/null)" ]
 	[ -z "$(grep -rl iopattern "$s/tests" "$s"/labs/*/tests)" ]
-	! grep -q '^## Lab 5:' "$s/handout.md" || { echo "Lab 5's section left"; return 1; }
-	grep -q '^## Lab 4:' "$s/handout.md" && grep -q '^## Glossary' "$s/handout.md"
+	! grep -q '](labs/[56]-' "$s/handout.md" "$s/README.md" || { echo "Lab 5's or 6's lines left"; return 1; }
+	grep -q '](labs/4-writers/README.md)' "$s/handout.md" && grep -q '^## Glossary' "$s/handout.md"
+	grep -q '](labs/4-writers/README.md)' "$s/README.md"
+	[ -e "$s/labs/4-writers/README.md" ]
 	[ -e "$s/labs/4-writers/tests/lab4.bats" ] && [ -e "$s/plot/lab4-datagen.gp" ] && [ -e "$s/tests/helpers.bash" ]
 	# its make knows only those labs
 	[ "$(make -s -C "$s" help | sed -n 's/^make labN .*: //p')" = "lab1 lab2 lab3 lab4" ]

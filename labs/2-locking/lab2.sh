@@ -128,5 +128,5 @@ echo
 lab_end --spread "$DATA/lab2.csv:experiment+lines_per_lock+flush+lock+sync:wall_s" -- \
 	"P2.1=$(measured median "$DATA/lab2.csv" wall_s experiment=sweep lines_per_lock=1 flush=1) s for $LINES lines" \
 	"P2.2=$(measured median "$DATA/lab2.csv" wall_s experiment=sweep lines_per_lock=10000 flush=1) s for $LINES lines" \
-	"P2.3=see the sync rows: fflush is a write(2) into the page cache; only fsync or fdatasync waits for the disk" \
+	"P2.3=sync rows, K = 100: fflush alone $(measured median "$DATA/lab2.csv" wall_s experiment=sync lines_per_lock=100 sync=none) s, fdatasync too $(measured median "$DATA/lab2.csv" wall_s experiment=sync lines_per_lock=100 sync=fdatasync) s (Q2.3 asks what each does)" \
 	"P2.4=$(measured median "$DATA/lab2.csv" wall_s experiment=sync lines_per_lock=100 sync=fsync) s for $SYNC_LINES lines (none: $(measured median "$DATA/lab2.csv" wall_s experiment=sync lines_per_lock=100 sync=none) s)"

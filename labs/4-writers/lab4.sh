@@ -67,7 +67,7 @@ for ((r = 1; r <= runs; r++)); do
 done
 csv_commit
 
-# Steps 3 and 4 of the handout, the lab's way: a pool of K writers with
+# Steps 3 and 4 of the lab's page, the lab's way: a pool of K writers with
 # fsync, and the cost of a thread per file with nothing to write.
 csv_open "$DATA/lab4-pool.csv" lab4-writers.csv
 echo "pwriters: the pool's size, pool:K for K = $pools, $pool_files files of $size with fsync, $trials times"

@@ -115,7 +115,7 @@ run_lab1() {
 	[ "$checked" -eq 0 ] || skip "no writer of -b 128 and up interleaved at tiny scale in this run: no run unit to check"
 }
 
-# Every question is answered by what the lab prints (the handout's table,
+# Every question is answered by what the lab prints (the lab page's table,
 # question -> printed line): the rows and columns each one cites.
 @test "lab1: the lines each question cites are printed" {
 	run_lab1

@@ -53,7 +53,7 @@ setup() {
 	[[ $(cat out) == *"lockstep    10000           0      flock  none       200000         4 "* ]]
 }
 
-# Every question is answered by what the lab prints (the handout's table,
+# Every question is answered by what the lab prints (the lab page's table,
 # question -> printed line): the table rows each one cites.
 @test "lab2: the lines each question cites are printed" {
 	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
@@ -80,6 +80,8 @@ setup() {
 	done
 	grep -Eq '^   (BUSY|NOISY|SHORT TRIALS|quiet enough)' out
 	grep -q '^== Your predictions (predictions.md, Lab 2) beside the measurements$' out
+	# each prediction beside a measurement, never beside the answer to a question
+	grep -Eq '^  P2\.3 .*measured: sync rows, K = 100: fflush alone [0-9.e+-]+ s, fdatasync too [0-9.e+-]+ s \(Q2\.3 asks what each does\)$' out
 }
 
 @test "lab2: every row is complete and plausible" {

@@ -37,7 +37,7 @@ setup_file() {
 	grep -q '^== Your predictions (predictions.md, Lab 3) beside the measurements$' "$log"
 }
 
-# Every question is answered by what the lab prints (the handout's table,
+# Every question is answered by what the lab prints (the lab page's table,
 # question -> printed line): the rows each one cites, at 1, 2 and the
 # largest thread count (3 at tiny scale).
 @test "lab3: the lines each question cites are printed" {

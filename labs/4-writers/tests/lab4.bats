@@ -44,7 +44,7 @@ setup() {
 	[ -s data/machine.txt ]
 	[ -z "$(ls -A s)" ]
 	[ -z "$(ls data | grep tmp)" ]
-	# Every question is answered by what the lab prints (the handout's
+	# Every question is answered by what the lab prints (the lab page's
 	# table, question -> printed line): each strategy at the largest file
 	# count (10 at tiny scale), with fsync and without (Q4.1-Q4.3), and
 	# datagen's two modes (Q4.7); then the load and the predictions.

@@ -53,7 +53,7 @@ setup() {
 	# threads, 5 trials; then the machine's load and the predictions.
 	grep -Eq '^ +threads +0 +2 +5 ' <<<"$lab"
 	[[ $last == "  P5.4 "*"measured: "* ]]
-	# Every question is answered by what the lab prints (the handout's
+	# Every question is answered by what the lab prints (the lab page's
 	# table, question -> printed line): at tiny scale 1 MiB is the largest size.
 	num='[0-9.e+-]+( \([0-9.e+-]+-[0-9.e+-]+\))?'
 	row() { grep -Eq "^ +$1 +5 +$num +$num +$num +$num\$" <<<"$lab"; }
@@ -131,7 +131,7 @@ print("%.3f %.3f %.3f" % validate.paired([120, 240, 120, 240, 120], [100, 200, 1
 	[ "$status" -eq 0 ]
 	[[ $output == *"depth         io_uring       left out: iopattern: --iodepth needs io_uring, and this iopattern was built without liburing"* ]]
 	[ -s kit/plot/lab5-depth.png ]
-	[ "$(tail -n 1 <<<"$output")" = "Next: open the figures, then answer the questions in handout.md." ]
+	[ "$(tail -n 1 <<<"$output")" = "Next: open the figures, then answer the questions on each lab's page (labs/N-topic/README.md)." ]
 }
 
 # A file system that refuses O_DIRECT: ext4 with data=journal, on a loop

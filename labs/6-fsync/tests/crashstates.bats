@@ -159,7 +159,7 @@ safe_log() {
 	mkdir -p tools run
 	printf '#!/bin/sh\nexec sh %s/check.sh "$@"\n' "$PWD" >tools/check
 	chmod +x tools/check
-	# from run/, as the handout's steps do (../../bin/saver); f is the state's
+	# from run/, as the lab page's steps do (../../bin/saver); f is the state's
 	cd run
 	run python3 "$CRASH" --csv --scratch ../scratch --check '../tools/check' ../rename.log
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
