@@ -316,7 +316,11 @@ def kill_orphans():
             return
 
 
-KILL_TIMEOUT = 5    # seconds kill_uid tries before it says a uid cannot be emptied
+# Seconds kill_uid tries before it says a uid cannot be emptied.  A killed
+# process inside a write or fsync dies when the call returns: on a machine
+# whose disk was busy (a batch beside an apt-get), 5 s stopped gradings of
+# Lab 2, whose programs fsync, as "processes outlived SIGKILL".
+KILL_TIMEOUT = 30
 
 
 def kill_uid(uid):

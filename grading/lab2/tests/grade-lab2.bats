@@ -150,8 +150,8 @@ setup_file() {
 	[ "$(grep -c "^    plot/lab2-[a-z]*.png: the kit's plot/lab2-[a-z]*.gp drew no figure from your data (.*)$" no-data-figures.txt)" -eq 3 ]
 	grep -q "^lab2: answers to Q2.x present (for the hand grader): FAIL 0/0" hollow-answers.txt
 	grep -q "the answer to Q2.2 is not an answer: fewer than 8 words" hollow-answers.txt
-	# the two builds, and the answers row adds nothing
-	grep -q "^Score: 2/2$" hollow-answers.txt
+	# the answers row adds nothing (and runs no program: nothing is built)
+	grep -q "^Score: 0/0$" hollow-answers.txt
 }
 
 # locks BIN ARG...: what the grader's tracer sees of the kit's BIN ARG... t
