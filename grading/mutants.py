@@ -80,7 +80,12 @@ def grade_mutant(lab, m, title, times, grade_options):
     ok = caught == times and passed == 0 and builds_ok
     lines = [f"MUTANT {m.name}: caught {caught}/{times}" + ("" if ok else "  <-- NOT CAUGHT")]
     if not ok:
-        lines += ["    " + line for line in (out + p.stderr).splitlines()[-12:]]
+        # why: the grader's own notes and a failed build's lines (its first
+        # ones, above the checks that could not run), then the end
+        said = (out + p.stderr).splitlines()
+        why = [i for i, line in enumerate(said) if line.startswith("grade.sh:") or ": build " in line and ": FAIL " in line]
+        lines += ["    " + line for i in why[:3] for line in said[i:i + 4]]
+        lines += ["    " + line for line in said[-12:]]
     return ok, lines
 
 
