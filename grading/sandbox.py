@@ -10,17 +10,20 @@ Layers, outermost first (docs/instructors.md has the table):
   2. Resource limits: CPU time, file size, address space, processes, open
      files, no core dumps; a watchdog on the bytes and files the uid writes,
      builds included.
-  3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
-     network namespace, where they reach nothing), no socket pair and no
-     descriptor sent over a socket, no System V IPC or POSIX message
-     queue, no keyring, nothing of another process (ptrace and the like),
-     no fallocate (gigabytes of disk between two looks of the watchdog;
-     an io_uring request could still ask for it), no io_uring unless a
-     check asks for it and bubblewrap runs (no filter sees an io_uring
-     request: outside bubblewrap, one could open a Unix socket of the
-     machine by its path, which nothing else closes), nothing but the
-     machine's own system-call ABI.  Each program starts in a session
-     keyring of its own, empty: the grader's is out of its reach.
+  3. A seccomp filter, a list of what is allowed (ALLOWED: what the labs'
+     programs, their builds and gnuplot call; anything else ENOSYS): no
+     sockets (but those bubblewrap needs to set up its network namespace,
+     where they reach nothing), no socket pair and no descriptor sent over
+     a socket, no System V IPC or POSIX message queue, no keyring, nothing
+     of another process (ptrace and the like), no namespace or mount, no
+     fallocate (gigabytes of disk between two looks of the watchdog; an
+     io_uring request could still ask for it), no memfd but in Lab 1, no
+     io_uring unless a check asks for it and bubblewrap runs (no filter
+     sees an io_uring request: outside bubblewrap, one could open a Unix
+     socket of the machine by its path, which nothing else closes),
+     nothing but the machine's own system-call ABI.  Each program starts
+     in a session keyring of its own, empty: the grader's is out of its
+     reach.
   4. Landlock, where the kernel has it (grading/landlock.py): read only the
      system's directories and the run's, write only the run directory, no
      TCP, no signal or abstract Unix socket leaving the sandbox, no /proc.
@@ -713,7 +716,7 @@ class Sandbox:
         parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink, no io_uring") +
                      ", no socket pairs or descriptors sent, no System V IPC or POSIX message queues, "
                      "no keyrings, "
-                     "no other process's memory, no fallocate)")
+                     "no other process's memory, no fallocate, nothing off the labs' list of calls)")
         if self.landlock:
             fs, net, scoped = landlock.handled(self.landlock)
             parts.append(f"Landlock ABI {self.landlock} on every program (files"
