@@ -60,11 +60,11 @@ NUMBERS = {  # name: (x86_64, aarch64)
     "prlimit64": (302, 261), "syncfs": (306, 267), "sendmmsg": (307, 269), "getcpu": (309, 168),
     "process_vm_readv": (310, 270), "process_vm_writev": (311, 271), "kcmp": (312, 272),
     "renameat2": (316, 276), "seccomp": (317, 277), "getrandom": (318, 278), "memfd_create": (319, 279),
-    "bpf": (321, 280), "userfaultfd": (323, 282), "copy_file_range": (326, 285), "preadv2": (327, 286),
-    "pwritev2": (328, 287), "statx": (332, 291), "rseq": (334, 293), "io_uring_setup": (425, 425),
-    "io_uring_enter": (426, 426), "io_uring_register": (427, 427), "close_range": (436, 436),
-    "pidfd_getfd": (438, 438), "faccessat2": (439, 439), "epoll_pwait2": (441, 441),
-    "memfd_secret": (447, 447), "fchmodat2": (452, 452),
+    "bpf": (321, 280), "execveat": (322, 281), "userfaultfd": (323, 282), "copy_file_range": (326, 285),
+    "preadv2": (327, 286), "pwritev2": (328, 287), "statx": (332, 291), "rseq": (334, 293),
+    "io_uring_setup": (425, 425), "io_uring_enter": (426, 426), "io_uring_register": (427, 427),
+    "close_range": (436, 436), "openat2": (437, 437), "pidfd_getfd": (438, 438), "faccessat2": (439, 439),
+    "epoll_pwait2": (441, 441), "memfd_secret": (447, 447), "fchmodat2": (452, 452),
 }
 
 
