@@ -118,6 +118,14 @@ def load(labs):
         module = importlib.import_module(f"lab{lab}.checks")
         modules[lab] = module
         own = gradelib.CHECKS[first:]
+        # the system calls beyond the filter's list its programs make, each with why
+        calls = tuple(getattr(module, "SYSTEM_CALLS", {}))
+        for name in calls:
+            if name not in sandbox.ON_REQUEST:
+                raise SystemExit(f"{PROG}: {rubric_module(lab)}'s SYSTEM_CALLS names {name}, which the "
+                                 f"sandbox does not grant (grading/sandbox.py's ON_REQUEST)")
+        for c in own:
+            c.calls = calls
         std = getattr(module, "STANDARD", None)
         if not isinstance(std, gradelib.Standard):
             raise SystemExit(f"{PROG}: {rubric_module(lab)} declares no STANDARD = standard(build=..., "
@@ -405,6 +413,7 @@ def run_check(g, c, left):
     which case the machine allowed), or None.  left: the seconds left of
     the grading's budget, which cut the check's own time limit."""
     g.fresh()
+    g.calls = c.calls
     limit = min(c.timeout, left)
     g.deadline = time.monotonic() + limit
     # The check's time limit holds the grader's own work too (parsing a

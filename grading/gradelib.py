@@ -82,6 +82,7 @@ class Skip(Exception):
 class Check:
     def __init__(self, lab, points, title, fn, needs, timeout):
         self.lab, self.points, self.title, self.fn = lab, points, title, fn
+        self.calls = ()     # its lab's SYSTEM_CALLS (grade.py's load)
         self.needs, self.timeout = needs, timeout
 
     @property
@@ -463,6 +464,7 @@ class Grading:
         self._n = self._traces = 0
         self.built = set()
         self.probes = {}    # what each lab's probe(g) learnt of the host, before any student's code ran
+        self.calls = ()     # the system calls beyond the filter's list the check's lab asks for
         self._files, self._rows = {}, {}     # what file() and rows() read, once per grading
         self._rows_lab = None                # the lab whose CSVs _rows holds
 
@@ -611,7 +613,7 @@ class Grading:
                                   ro_binds=[self.bin, os.path.dirname(reaper), *ro_binds]
                                   + ([preload] if preload else []),
                                   allow_io_uring=io_uring, cpu=2 * timeout + 1, pass_fds=(to_grader, *pass_fds),
-                                  address_space=address_space, trace=trace,
+                                  address_space=address_space, trace=trace, calls=self.calls,
                                   env=dict(env or {}, **({"LD_PRELOAD": preload} if preload else {})),
                                   stdin=src, stdout=out, stderr=err)
         finally:

@@ -11,7 +11,8 @@
  * STATUS as a shell gives it (the exit code, or 128 + the signal), CPU_S
  * the user and system time of every process it waited for, the I/O
  * counters of /proc/self/io, which hold those of every process it waited
- * for, and their minor and major page faults. So CPU time handed to a
+ * for (less what it read itself before PROGRAM started: the filter), and
+ * their minor and major page faults. So CPU time handed to a
  * process nobody waits for still counts, and the counts are the
  * program's, not bubblewrap's (which does not pass its sandbox's on to the
  * grader). SIGNAL: the signal that killed PROGRAM, 0 where it exited (an
@@ -59,6 +60,21 @@ static long long io_counter(const char *io, const char *key)
 {
 	const char *at = strstr(io, key);
 	return at ? atoll(at + strlen(key)) : -1;
+}
+
+/* The counter named key in io less its value in before (-1 where io has
+ * none): what was read or written since. */
+static long long io_since(const char *io, const char *before, const char *key)
+{
+	long long now = io_counter(io, key), then = io_counter(before, key);
+	return now >= 0 && then >= 0 ? now - then : now;
+}
+
+/* /proc/self/io's text, read from fd into io (size bytes at most). */
+static void read_io(int fd, char *io, size_t size)
+{
+	ssize_t n = fd >= 0 ? pread(fd, io, size - 1, 0) : -1;
+	io[n > 0 ? n : 0] = '\0';
 }
 
 /* Installs the BPF program read from fd (to its end) as a seccomp filter:
@@ -127,6 +143,10 @@ int main(int argc, char **argv)
 		}
 		unsetenv("IOLAB_SECCOMP_FD");
 	}
+	/* What the reaper read itself (the filter, from its pipe: some KiB) is
+	 * not the program's: the counters it reports start here. */
+	char before[1024];
+	read_io(io_fd, before, sizeof before);
 	pid_t child = fork();
 	if (child < 0) {
 		perror("reaper: fork");
@@ -148,17 +168,14 @@ int main(int argc, char **argv)
 
 	struct rusage ru;
 	getrusage(RUSAGE_CHILDREN, &ru);
-	char io[1024] = "";
-	if (io_fd >= 0) {
-		ssize_t n = pread(io_fd, io, sizeof io - 1, 0);
-		io[n > 0 ? n : 0] = '\0';
-	}
+	char io[1024];
+	read_io(io_fd, io, sizeof io);
 	dprintf(report, "%d %ld.%06ld %lld %lld %lld %lld %ld %ld %d\n", code,
 		(long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000,
 		(long)((ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) % 1000000),
-		io_counter(io, "rchar: "), io_counter(io, "wchar: "),
-		io_counter(io, "read_bytes: "), io_counter(io, "write_bytes: "), ru.ru_minflt, ru.ru_majflt,
+		io_since(io, before, "rchar: "), io_since(io, before, "wchar: "),
+		io_since(io, before, "read_bytes: "), io_since(io, before, "write_bytes: "), ru.ru_minflt, ru.ru_majflt,
 		WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return code;
 }

@@ -10,17 +10,20 @@ Layers, outermost first (docs/instructors.md has the table):
   2. Resource limits: CPU time, file size, address space, processes, open
      files, no core dumps; a watchdog on the bytes and files the uid writes,
      builds included.
-  3. A seccomp filter: no sockets (but those bubblewrap needs to set up its
-     network namespace, where they reach nothing), no socket pair and no
-     descriptor sent over a socket, no System V IPC or POSIX message
-     queue, no keyring, nothing of another process (ptrace and the like),
-     no fallocate (gigabytes of disk between two looks of the watchdog;
-     an io_uring request could still ask for it), no io_uring unless a
-     check asks for it and bubblewrap runs (no filter sees an io_uring
-     request: outside bubblewrap, one could open a Unix socket of the
-     machine by its path, which nothing else closes), nothing but the
-     machine's own system-call ABI.  Each program starts in a session
-     keyring of its own, empty: the grader's is out of its reach.
+  3. A seccomp filter, a list of what is allowed (ALLOWED: what the labs'
+     programs, their builds and gnuplot call; anything else ENOSYS): no
+     sockets (but those bubblewrap needs to set up its network namespace,
+     where they reach nothing), no socket pair and no descriptor sent over
+     a socket, no System V IPC or POSIX message queue, no keyring, nothing
+     of another process (ptrace and the like), no namespace or mount, no
+     fallocate (gigabytes of disk between two looks of the watchdog; an
+     io_uring request could still ask for it), no memfd but in Lab 1, no
+     io_uring unless a check asks for it and bubblewrap runs (no filter
+     sees an io_uring request: outside bubblewrap, one could open a Unix
+     socket of the machine by its path, which nothing else closes),
+     nothing but the machine's own system-call ABI.  Each program starts
+     in a session keyring of its own, empty: the grader's is out of its
+     reach.
   4. Landlock, where the kernel has it (grading/landlock.py): read only the
      system's directories and the run's, write only the run directory, no
      TCP, no signal or abstract Unix socket leaving the sandbox, no /proc.
@@ -51,6 +54,7 @@ import tempfile
 import time
 
 import landlock
+import syscalls
 import tracer
 
 # Uids handed to gradings: base + slot.  Far above the ranges distributions
@@ -88,57 +92,148 @@ SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock")
 
 # ------------------------------------------------------------------ seccomp
 
-_ARCH = {  # machine: (AUDIT_ARCH_*, socket(2) number, x32 bit or 0)
-    "x86_64": (0xC000003E, 41, 0x40000000),
-    "aarch64": (0xC00000B7, 198, 0),
+_ARCH = {  # machine: (AUDIT_ARCH_*, x32 bit or 0)
+    "x86_64": (0xC000003E, 0x40000000),
+    "aarch64": (0xC00000B7, 0),
 }
-_IO_URING_SETUP = 425  # the same on every architecture that has it
-_MQ_OPEN = {"x86_64": 240, "aarch64": 180}
-_FALLOCATE = {"x86_64": 285, "aarch64": 47}
 _AF_UNIX, _AF_NETLINK = 1, 16
-
-# Why a list of what is refused, not of what is allowed: students build
-# with their own toolchain's glibc and the grader runs where the
-# instructor's or Gradescope's image has it, and each new glibc starts
-# calling newer system calls (clone3, rseq, statx, openat2, faccessat2,
-# futex_waitv, getrandom...), some with no fallback if refused; bubblewrap,
-# which starts under this filter, needs mount, pivot_root, unshare and
-# more.  An allow-list measured on one machine breaks honest builds on the
-# next.  So the filter refuses what reaches past the run, one way each,
-# where no lab, build or bubblewrap needs it (EPERM):
-_REFUSED = {  # name: (x86_64, aarch64)
-    # System V IPC: objects that outlive their processes, open to every uid
-    # their mode lets in (a 0666 segment of one grading read by the grading
-    # beside it, where no bubblewrap gives each its IPC namespace)
-    "shmget": (29, 194), "shmat": (30, 196), "shmctl": (31, 195), "shmdt": (67, 197),
-    "semget": (64, 190), "semop": (65, 193), "semctl": (66, 191), "semtimedop": (220, 192),
-    "msgget": (68, 186), "msgsnd": (69, 189), "msgrcv": (70, 188), "msgctl": (71, 187),
-    # the kernel's key store: keys reached through an inherited keyring are
-    # "possessed", readable and writable whatever the uid
-    "add_key": (248, 217), "request_key": (249, 218), "keyctl": (250, 219),
-    # descriptors in flight (a memfd sent over a socket, then closed: held
-    # by no process, memory the watchdog's look at processes never sees),
-    # which only sendmsg sends, and pairs of sockets whose queues no
-    # process shows either (bubblewrap sets up its loopback with sendto)
-    "sendmsg": (46, 211), "sendmmsg": (307, 269), "socketpair": (53, 199),
-    # another process's memory, descriptors or events (its uid's only, but
-    # the grader's launcher runs as that uid), and memory no look sees
-    "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271),
-    "pidfd_getfd": (438, 438), "kcmp": (312, 272), "perf_event_open": (298, 241),
-    "bpf": (321, 280), "userfaultfd": (323, 282), "memfd_secret": (447, 447),
-    "fanotify_init": (300, 262),
-    # a filter of its own: one answering SECCOMP_RET_USER_NOTIF takes the
-    # calls it names before the grader's tracer sees them (strace's own
-    # filter only asks for a ptrace stop), so they vanish from its log;
-    # prctl(PR_SET_SECCOMP) is refused below
-    "seccomp": (317, 277),
-}
-_PRCTL = {"x86_64": 157, "aarch64": 167}
 _PR_SET_SECCOMP = 22
-# Left allowed on purpose: memfd_create (Lab 1's launch keeps its barrier
-# in one; the watchdog counts memfds that processes hold or map), and
-# inotify (a watch needs read access to what it watches: it reaches
-# nothing the uid could not read).
+# clone(2)'s flags that make a namespace: a student's program makes none
+# (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET).
+_CLONE_NEW = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+# personality(2)'s arguments a program may pass: 0xffffffff reads it,
+# PER_LINUX (0) and ADDR_NO_RANDOMIZE (0x0040000) are what ThreadSanitizer's
+# run time sets before it runs itself again.  READ_IMPLIES_EXEC,
+# MMAP_PAGE_ZERO, another execution domain and the like are refused.
+_PERSONALITY = (0xFFFFFFFF, 0, 0x0040000)
+
+
+def _names(table):
+    """The names of a table below: words, '#' to the end of a line a comment."""
+    return [w for line in table.splitlines() for w in line.split("#", 1)[0].split()]
+
+
+# Why a list of what is allowed: a deny-list stops only the calls someone
+# thought of (each kernel adds some: memfd_secret, pidfd_getfd,
+# process_madvise, open_tree...).  What the labs' programs, their builds
+# (make, sh, bash, gcc's cc1, as, collect2 and ld, clang, sed, the kit's
+# scripts) and gnuplot (the figures check) call, gathered with strace -f
+# over builds with the system's gcc and clang and Debian unstable's gcc 16
+# and clang 21, and with the kernel's log of the calls off a first list
+# over a whole grading of the reference handin (IOLAB_SECCOMP_LOG below),
+# then reviewed by hand, group by group.  Everything else fails with
+# ENOSYS, which is what glibc expects of a call the kernel is too old
+# for, so its fallbacks work: clone3 -> clone (whose flags the filter can
+# read), mseal and map_shadow_stack left unused.  A newer glibc or
+# compiler that needs a call without a fallback fails its build with
+# "Function not implemented" (CI's .ci/toolchains builds the kit with the
+# newest gcc and clang under this filter to find out first): set
+# IOLAB_SECCOMP_LOG=1, grade once and read the kernel's log (dmesg:
+# "audit: type=1326 ... syscall=N"): the calls off the list are allowed
+# and logged instead.
+ALLOWED = _names("""
+# Files: open, read, write, seek, close, and what make, cc, ld, bash and
+# sed do to paths and descriptors.  ioctl: a terminal's (isatty), FIONREAD,
+# FICLONE (cp); the Landlock ruleset and the uid's permissions bound it.
+read write readv writev pread64 pwrite64 preadv pwritev preadv2 pwritev2
+open openat openat2 creat close close_range lseek dup dup2 dup3 fcntl ioctl flock
+stat fstat lstat newfstatat statx statfs fstatfs access faccessat faccessat2
+readlink readlinkat getdents64 getcwd chdir fchdir umask
+mkdir mkdirat rmdir unlink unlinkat rename renameat renameat2 link linkat symlink symlinkat
+chmod fchmod fchmodat fchmodat2 utime utimes utimensat futimesat truncate ftruncate
+mknod mknodat
+# Lab 6 and Lab 4 make data durable (Lab 6's recorder models each); Lab 3 and Lab 5 advise the cache
+fsync fdatasync sync syncfs sync_file_range fadvise64 readahead
+# copying between descriptors, as a fillcopy or cp may
+sendfile copy_file_range splice tee
+# pipes and waiting on descriptors (make's jobserver: pselect6)
+pipe pipe2 select pselect6 poll ppoll eventfd eventfd2
+epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2
+# Memory: the heap, mappings, advice (Lab 3's membw, ThreadSanitizer's
+# shadow: mincore, madvise)
+brk mmap munmap mremap mprotect madvise mincore msync
+# Processes and threads: fork, exec, wait (clone's flags are checked:
+# no namespace; clone3 passes its flags in memory no filter reads, so
+# it is left to ENOSYS, and glibc clones), and what they ask of
+# themselves
+clone fork vfork execve execveat wait4 waitid exit exit_group
+set_tid_address set_robust_list get_robust_list rseq futex arch_prctl
+getpid gettid getppid getpgrp getpgid setpgid getsid setsid
+getuid geteuid getgid getegid getresuid getresgid getgroups capget
+sched_yield sched_getaffinity sched_setaffinity sched_getparam sched_getscheduler
+sched_get_priority_max sched_get_priority_min getpriority setpriority getcpu
+getrlimit setrlimit prlimit64 getrusage times sysinfo uname
+# Ids: make's children and gnuplot set those they already have (the
+# grading's uid has no capability to take another); NUMA policy (gnuplot)
+setuid setgid setreuid setregid setresuid setresgid get_mempolicy set_mempolicy
+# Signals and timers (to processes of the uid: its own, the sandbox's)
+kill tgkill tkill rt_sigaction rt_sigprocmask rt_sigreturn rt_sigsuspend rt_sigpending
+rt_sigtimedwait rt_sigqueueinfo rt_tgsigqueueinfo sigaltstack pause alarm getitimer setitimer
+timer_create timer_settime timer_gettime timer_getoverrun timer_delete
+signalfd signalfd4 timerfd_create timerfd_settime timerfd_gettime restart_syscall
+# Time and randomness (the vDSO answers most clock calls without one)
+clock_gettime clock_getres clock_nanosleep nanosleep gettimeofday time getrandom
+""")
+
+# Checked by their arguments (seccomp_filter): prctl (not PR_SET_SECCOMP),
+# clone (no namespace), personality (_PERSONALITY), socket (refused).
+_BY_ARGUMENT = _names("prctl clone personality socket")
+
+# Refused with an errno of their own rather than ENOSYS, where a program
+# (or glibc) takes that answer, or a lab's check quotes it:
+REFUSED = {
+    # Lab 5's check "io_uring refused" wants the EPERM of a container's
+    # profile; io_uring_enter and _register need a ring first
+    "io_uring_setup": errno.EPERM,
+    # glibc's posix_fallocate writes the blocks when fallocate answers
+    # EOPNOTSUPP: 4 GB of blocks in 12 ms would pass between two looks of
+    # the watchdog, writes wait for the page cache
+    "fallocate": errno.EOPNOTSUPP,
+    # POSIX message queues outlive a process where nobody lists them
+    "mq_open": errno.EACCES,
+}
+# ... and EPERM, the answer of a container's profile, for what reaches
+# past the run (the deny-list's, whose answers programs and tests know):
+REFUSED.update(dict.fromkeys(_names("""
+# System V IPC: objects that outlive their processes, open to every uid
+# their mode lets in (a 0666 segment of one grading read by the grading
+# beside it, where no bubblewrap gives each its IPC namespace)
+shmget shmat shmctl shmdt semget semop semctl semtimedop msgget msgsnd msgrcv msgctl
+# the kernel's key store: keys reached through an inherited keyring are
+# "possessed", readable and writable whatever the uid
+add_key request_key keyctl
+# descriptors in flight (a memfd sent over a socket, then closed: held by
+# no process, memory the watchdog's look at processes never sees), and
+# pairs of sockets whose queues no process shows either
+sendmsg sendmmsg socketpair
+# another process's memory, descriptors or events (its uid's only, but the
+# grader's launcher runs as that uid), and memory no look sees
+ptrace process_vm_readv process_vm_writev pidfd_getfd kcmp perf_event_open
+bpf userfaultfd memfd_secret fanotify_init
+# a filter of its own: one answering SECCOMP_RET_USER_NOTIF takes the
+# calls it names before the grader's tracer sees them
+seccomp
+"""), errno.EPERM))
+
+# Allowed only where a lab's rubric module asks for them (its
+# SYSTEM_CALLS, or a check's g.student(..., io_uring=True)), which says why:
+ON_REQUEST = {
+    # a file in memory only: the watchdog counts those that processes hold
+    # or map, not one in flight (sendmsg is refused)
+    "memfd_create": ("memfd_create",),
+    # Lab 5's --iodepth check, inside bubblewrap only (NO_IO_URING)
+    "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
+}
+
+# What bubblewrap itself calls to set up its sandbox, under the filter a
+# build or a figure starts with: its namespaces and mounts, its
+# capabilities in them, and netlink and Unix sockets for the loopback of
+# its network namespace, in which they reach nothing.  The program it
+# starts runs under the program's filter too (its --seccomp).
+BWRAP_SETUP = _names("""
+unshare mount umount2 pivot_root capset setgroups sethostname
+connect bind sendto recvfrom recvmsg getsockname setsockopt getsockopt
+""")
 
 # Why no student program gets io_uring outside bubblewrap: the operations
 # it submits (IORING_OP_SOCKET, _CONNECT) are no system calls, so the
@@ -154,19 +249,24 @@ def _bpf(code, k, jt=0, jf=0):
     return struct.pack("HBBI", code, jt, jf, k)
 
 
-def seccomp_filter(allow_io_uring, allow_unix):
-    """The BPF program: allow everything but sockets (netlink and unix ones
-    are left where allow_unix: bubblewrap needs them to set up its network
-    namespace, in which they reach nothing; without it a netlink socket
-    would read the machine's socket table), POSIX message queues (which
-    outlive a process where nobody can list them: mq_open), fallocate
-    (4 GB of blocks in 12 ms, where writes wait for the page cache; glibc's
-    posix_fallocate writes instead when refused), io_uring (unless allowed),
-    the calls of _REFUSED and foreign ABIs."""
-    arch, nr_socket, x32 = _ARCH[platform.machine()]
-    LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
-    ALLOW, KILL = 0x7FFF0000, 0x80000000
-    ERRNO = 0x00050000
+def seccomp_filter(allow_io_uring, setup=False, calls=()):
+    """The BPF program: the calls of ALLOWED, those of the ON_REQUEST
+    groups named in calls (and io_uring's where allow_io_uring), those of
+    BWRAP_SETUP and netlink and Unix sockets where setup (bubblewrap starts
+    under it); REFUSED's with their errno, prctl(PR_SET_SECCOMP) and clone
+    into a namespace with EPERM, socket with EACCES; foreign ABIs killed,
+    x32's calls and everything else ENOSYS."""
+    machine = platform.machine()
+    arch, x32 = _ARCH[machine]
+    nr = syscalls.numbers(machine)
+    allowed = list(ALLOWED) + [c for group in calls for c in ON_REQUEST[group]]
+    if allow_io_uring:
+        allowed += ON_REQUEST["io_uring"]
+    if setup:
+        allowed += BWRAP_SETUP
+    LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+    ALLOW, ERRNO, KILL, LOG = 0x7FFF0000, 0x00050000, 0x80000000, 0x7FFC0000
+    ARG0 = 16                                # the low 32 bits of the first argument
     prog = [
         _bpf(LD, 4),                         # arch
         _bpf(JEQ, arch, 1, 0),
@@ -175,31 +275,31 @@ def seccomp_filter(allow_io_uring, allow_unix):
     ]
     if x32:
         prog += [_bpf(JGE, x32, 0, 1), _bpf(RET, ERRNO | errno.ENOSYS)]
-    if not allow_io_uring:
-        prog += [_bpf(JEQ, _IO_URING_SETUP, 0, 1), _bpf(RET, ERRNO | errno.EPERM)]
-    prog += [_bpf(JEQ, _MQ_OPEN[platform.machine()], 0, 1), _bpf(RET, ERRNO | errno.EACCES)]
-    prog += [_bpf(JEQ, _FALLOCATE[platform.machine()], 0, 1), _bpf(RET, ERRNO | errno.EOPNOTSUPP)]
-    column = 0 if platform.machine() == "x86_64" else 1
-    for numbers in _REFUSED.values():
-        prog += [_bpf(JEQ, numbers[column], 0, 1), _bpf(RET, ERRNO | errno.EPERM)]
-    prog += [
-        _bpf(JEQ, _PRCTL[platform.machine()], 0, 4),
-        _bpf(LD, 16),                        # prctl's first argument, the option
-        _bpf(JEQ, _PR_SET_SECCOMP, 0, 1),
-        _bpf(RET, ERRNO | errno.EPERM),
-        _bpf(LD, 0),                         # the syscall number again, for what follows
-    ]
-    if allow_unix:
-        prog += [
-            _bpf(JEQ, nr_socket, 0, 4),
-            _bpf(LD, 16),                    # socket's first argument, the family
-            _bpf(JEQ, _AF_NETLINK, 2, 0),
-            _bpf(JEQ, _AF_UNIX, 1, 0),
-            _bpf(RET, ERRNO | errno.EACCES),
-            _bpf(RET, ALLOW),
-        ]
+    if setup:   # bubblewrap's loopback: netlink; Unix sockets: its own and glibc's
+        prog += [_bpf(JEQ, nr["socket"], 0, 5), _bpf(LD, ARG0), _bpf(JEQ, _AF_NETLINK, 2, 0),
+                 _bpf(JEQ, _AF_UNIX, 1, 0), _bpf(RET, ERRNO | errno.EACCES), _bpf(RET, ALLOW)]
     else:
-        prog += [_bpf(JEQ, nr_socket, 0, 1), _bpf(RET, ERRNO | errno.EACCES), _bpf(RET, ALLOW)]
+        prog += [_bpf(JEQ, nr["socket"], 0, 1), _bpf(RET, ERRNO | errno.EACCES)]
+    if setup:   # bubblewrap clones into its namespaces, and installs the program's filter
+        prog += [_bpf(JEQ, nr["clone"], 0, 1), _bpf(RET, ALLOW), _bpf(JEQ, nr["prctl"], 0, 1), _bpf(RET, ALLOW)]
+    else:
+        prog += [_bpf(JEQ, nr["prctl"], 0, 4), _bpf(LD, ARG0),      # the option
+                 _bpf(JEQ, _PR_SET_SECCOMP, 0, 1), _bpf(RET, ERRNO | errno.EPERM), _bpf(RET, ALLOW)]
+        prog += [_bpf(JEQ, nr["clone"], 0, 4), _bpf(LD, ARG0),  # the flags
+                 _bpf(JSET, _CLONE_NEW, 0, 1), _bpf(RET, ERRNO | errno.EPERM), _bpf(RET, ALLOW)]
+    prog += [_bpf(JEQ, nr["personality"], 0, len(_PERSONALITY) + 3), _bpf(LD, ARG0)]
+    for i, persona in enumerate(_PERSONALITY):
+        prog.append(_bpf(JEQ, persona, len(_PERSONALITY) - i, 0))
+    prog += [_bpf(RET, ERRNO | errno.EPERM), _bpf(RET, ALLOW)]
+    for name, err in REFUSED.items():
+        if name in nr and name not in allowed:
+            prog += [_bpf(JEQ, nr[name], 0, 1), _bpf(RET, ERRNO | err)]
+    for name in dict.fromkeys(allowed):
+        if name in nr:
+            prog += [_bpf(JEQ, nr[name], 0, 1), _bpf(RET, ALLOW)]
+    # IOLAB_SECCOMP_LOG: the calls off the list allowed, and logged by the
+    # kernel (for an instructor finding what a new toolchain calls)
+    prog.append(_bpf(RET, LOG if os.environ.get("IOLAB_SECCOMP_LOG") else ERRNO | errno.ENOSYS))
     return b"".join(prog)
 
 
@@ -229,8 +329,11 @@ def _pipe_holding(data):
     return r
 
 
+PR_SET_NO_NEW_PRIVS = 38
+
+
 def _install_seccomp(fprog):
-    PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+    PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
     if _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
             _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         os.write(2, b"sandbox: cannot install the system-call filter\n")
@@ -247,7 +350,7 @@ def _fresh_session_keyring():
     grader's refuses them to every process (EPERM: Docker's default
     profile, so Gradescope's), there is nothing to leave."""
     KEYCTL_JOIN_SESSION_KEYRING = 1
-    nr = _REFUSED["keyctl"][0 if platform.machine() == "x86_64" else 1]
+    nr = syscalls.numbers(platform.machine())["keyctl"]
     if _LIBC.syscall(nr, KEYCTL_JOIN_SESSION_KEYRING, None) < 0 and \
             ctypes.get_errno() not in (errno.ENOSYS, errno.EPERM):
         os.write(2, b"sandbox: cannot leave the grader's session keyring\n")
@@ -625,7 +728,7 @@ class Sandbox:
         parts.append("system-call filter (no sockets" + ("" if self.bwrap else ", no netlink, no io_uring") +
                      ", no socket pairs or descriptors sent, no System V IPC or POSIX message queues, "
                      "no keyrings, "
-                     "no other process's memory, no fallocate)")
+                     "no other process's memory, no fallocate, nothing off the labs' list of calls)")
         if self.landlock:
             fs, net, scoped = landlock.handled(self.landlock)
             parts.append(f"Landlock ABI {self.landlock} on every program (files"
@@ -779,7 +882,7 @@ class Sandbox:
         finally:
             shutil.rmtree(where, ignore_errors=True)
 
-    def _bwrap_args(self, cwd, binds, ro_binds, env):
+    def _bwrap_args(self, cwd, binds, ro_binds, env, seccomp=None):
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
                 "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -800,18 +903,21 @@ class Sandbox:
             args += ["--bind", d, d]
         for name, value in env.items():
             args += ["--setenv", name, value]
+        if seccomp is not None:     # the program's filter, installed just before it starts
+            args += ["--seccomp", str(seccomp)]
         return args + ["--chdir", cwd, "--"]
 
     def popen(self, argv, cwd, binds, ro_binds=(), use_bwrap=None, allow_io_uring=False,
               cpu=60, env=None, stdin=subprocess.DEVNULL, stdout=None, stderr=None, pass_fds=(),
-              address_space=LIMIT_AS, reaper=False, trace=None):
+              address_space=LIMIT_AS, reaper=False, trace=None, calls=()):
         """Starts argv contained, in cwd, as a new session.  env adds to
         the program's environment; inside bubblewrap it is set for the
         program only, not for bwrap (an LD_PRELOAD must not load into it).
         address_space: its RLIMIT_AS (RLIM_INFINITY for a ThreadSanitizer
         build, which reserves terabytes of shadow memory it never touches).
         allow_io_uring: lets it set up an io_uring, inside bubblewrap only
-        (NO_IO_URING says why not outside).
+        (NO_IO_URING says why not outside); calls: the other ON_REQUEST
+        groups of system calls it may make (a lab's SYSTEM_CALLS).
         Landlock lets it read ro_binds and binds and write binds: argv[0]
         confines itself where reaper (grading/reaper.c does, after opening
         what it reads of /proc), else the child does before exec, outside
@@ -824,7 +930,10 @@ class Sandbox:
         every process of the user's.
         The system-call filter is installed by reaper where there is one
         (after bubblewrap has set up its namespaces, which the filter need
-        not allow for), else in the child before exec.
+        not allow for), else in the child before exec: there, bubblewrap
+        starts under the filter with what it needs to set up (BWRAP_SETUP)
+        and installs the program's own (its --seccomp) before it starts
+        the program.
         trace: tracer.command's arguments but env (log, calls, ...): the
         program runs under strace, which runs as the grader, outside the
         sandbox; as root the uid is left by setpriv, under strace."""
@@ -841,16 +950,20 @@ class Sandbox:
                 pass_fds = (*pass_fds, rules)
         # The filter, built here: the child, already the students' uid,
         # could not import anything from the grader's Python. The reaper
-        # reads it from a pipe (it fits the pipe's buffer: at most 64 KiB).
-        fprog = seccomp_filter(allow_io_uring and use_bwrap, allow_unix=use_bwrap and not reaper)
+        # and bubblewrap read it from a pipe (it fits the pipe's buffer:
+        # at most 64 KiB).
+        fprog = seccomp_filter(allow_io_uring and use_bwrap, calls=calls)
         filter_fd = None
-        if reaper:
+        if reaper or use_bwrap:
             filter_fd = _pipe_holding(fprog)
-            env["IOLAB_SECCOMP_FD"] = str(filter_fd)
             pass_fds = (*pass_fds, filter_fd)
+        if reaper:
+            env["IOLAB_SECCOMP_FD"] = str(filter_fd)
         if use_bwrap:
-            argv = self._bwrap_args(cwd, binds, ro_binds, env) + list(argv)
+            argv = self._bwrap_args(cwd, binds, ro_binds, env, None if reaper else filter_fd) + list(argv)
             env = {}
+            # bubblewrap starts under the program's filter and what it needs to set up
+            fprog = seccomp_filter(allow_io_uring, setup=True, calls=calls)
         if trace is not None:
             if self.root:
                 argv = [SETPRIV, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--", *argv]
@@ -875,11 +988,13 @@ class Sandbox:
             if root:  # a per-user count: only meaningful for an own uid
                 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
             _fresh_session_keyring()
-            if fprog is not None:
-                _install_seccomp(fprog)   # sets no_new_privs, which Landlock needs
-            if confine is not None and landlock.restrict(confine) != 0:
+            # Landlock first (it needs no_new_privs): the filter allows no landlock_restrict_self
+            if confine is not None and (_LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or
+                                        landlock.restrict(confine) != 0):
                 os.write(2, b"sandbox: cannot confine the program with Landlock\n")
                 os._exit(126)
+            if fprog is not None:
+                _install_seccomp(fprog)
 
         # Under the tracer, setpriv leaves root for the uid: strace stays the grader's.
         user = dict(user=self.uid, group=self.gid, extra_groups=[]) if self.root and trace is None else {}

@@ -204,6 +204,8 @@ def iodepth(g):
     want = g.reference("iopattern", "--csv", *args, "f.dat")
     expect(want.status == 0, f"the kit's iopattern failed here: {want.why('iopattern')}: ask your instructor")
     want = csv_rows(want, "the kit's")
+    # io_uring for this check alone: the only one whose program sets up a ring
+    # (inside bubblewrap only: sandbox.NO_IO_URING; the sandbox's ON_REQUEST)
     rows, (submitted, calls, requests), _ = in_flight(g, deep, reproduce, io_uring=True)
     same_data(want, rows, reproduce, f"--iodepth {d}")
     tops = column(rows, "max_in_flight")

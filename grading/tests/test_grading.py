@@ -22,6 +22,7 @@ import grade  # noqa: E402
 import gradelib  # noqa: E402
 import landlock  # noqa: E402
 import sandbox  # noqa: E402
+import syscalls  # noqa: E402
 import tracer  # noqa: E402
 import unpack  # noqa: E402
 
@@ -374,11 +375,11 @@ class Sandbox(unittest.TestCase):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
         return p.communicate(timeout=30)[0].decode()
 
-    def run_python(self, code):
+    def run_python(self, code, **kw):
         """What code, a Python program, prints when run in the sandbox."""
         with open(f"{self.dir}/t.py", "w") as f:
             f.write(code)
-        return self.run_sh(f"{PYTHON} -I t.py")
+        return self.run_sh(f"{PYTHON} -I t.py", **kw)
 
     def test_runs_as_its_own_uid_with_limits(self):
         self.assertEqual(self.run_sh("id -u; umask").split(), [str(self.box.uid), "0077"])
@@ -441,7 +442,7 @@ class Sandbox(unittest.TestCase):
         self.assertIn("GNU GENERAL PUBLIC LICENSE", out)
 
     @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
-    def test_ipc_keyrings_and_other_processes_are_refused_memfd_is_not(self):
+    def test_ipc_keyrings_and_other_processes_are_refused_memfd_only_when_asked(self):
         # each call as it comes, with arguments that would otherwise succeed
         # (or fail with another errno): -1 1 is the filter's EPERM
         code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
@@ -462,7 +463,42 @@ class Sandbox(unittest.TestCase):
         if os.uname().machine != "x86_64":
             self.skipTest("the numbers above are x86_64's")
         out = self.run_python(code)
+        self.assertEqual(out.split(), ["-1", "1"] * 11 + ["False", "0"], out)
+        # asked for (Lab 1's SYSTEM_CALLS)
+        out = self.run_python(code, calls=("memfd_create",))
         self.assertEqual(out.split(), ["-1", "1"] * 11 + ["True", "0"], out)
+
+    @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
+    def test_a_call_off_the_list_is_enosys_and_glibc_falls_back(self):
+        # clone3 refused (ENOSYS, 38): glibc clones a thread instead;
+        # unshare and inotify are on no list; reading one's personality is allowed
+        code = ("import ctypes, threading\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                "def said(r): print(r, ctypes.get_errno() if r == -1 else 0)\n"
+                "said(libc.syscall(435, None, 0))\n"                      # clone3: EINVAL unfiltered
+                "said(libc.syscall(272, 0x10000000))\n"                   # unshare(CLONE_NEWUSER)
+                "said(libc.syscall(294, 0))\n"                            # inotify_init1
+                "said(libc.syscall(135, 0x0400000))\n"                    # personality(READ_IMPLIES_EXEC): EPERM
+                "print(libc.syscall(135, 0xffffffff) >= 0)\n"
+                "t = threading.Thread(target=print, args=('thread',)); t.start(); t.join()\n")
+        if os.uname().machine != "x86_64":
+            self.skipTest("the numbers above are x86_64's")
+        self.assertEqual(self.run_python(code).split(), ["-1", "38"] * 3 + ["-1", "1", "True", "thread"])
+
+    def test_every_name_of_the_filter_has_its_numbers(self):
+        groups = [sandbox.ALLOWED, list(sandbox.REFUSED), sandbox.BWRAP_SETUP, sandbox._BY_ARGUMENT,
+                  *sandbox.ON_REQUEST.values()]
+        for names in groups:
+            for name in names:
+                self.assertIn(name, syscalls.NUMBERS)
+        allowed = set(sandbox.ALLOWED)
+        self.assertEqual(allowed & set(sandbox.REFUSED), set())
+        self.assertEqual(allowed & {c for calls in sandbox.ON_REQUEST.values() for c in calls}, set())
+        self.assertEqual(allowed & set(sandbox.BWRAP_SETUP), set())
+        for machine in ("x86_64", "aarch64"):
+            nr = syscalls.numbers(machine)
+            self.assertEqual(len(set(nr.values())), len(nr), machine)   # no number twice
+            self.assertEqual((nr["read"], nr["clone"], nr["io_uring_setup"]),
+                             {"x86_64": (0, 56, 425), "aarch64": (63, 220, 425)}[machine])
 
     def test_system_v_ipc_goes_at_the_checks_end(self):
         # made as the uid outside the filter (which refuses it): a layer of its own
