@@ -4,7 +4,7 @@ from a log of the calls a program made (bin/fsrecord), and which of
 them a checker finds broken.
 
   bin/crashstates [--model NAME|FILE[,...]] --check 'CMD ARGS' [--max-states N]
-                  [--seed S] [--scratch DIR] [--keep DIR] [--csv] LOG
+                  [--seed S] [--jobs N] [--scratch DIR] [--keep DIR] [--csv] LOG
 
 A crash can happen after any call. What a sync made durable is on the
 disk; what was not synced may be there, or not, or part of it (one block
@@ -27,7 +27,8 @@ ended: what it said it saved must be there). It exits 0 when the state
 is fine, 1 when it is broken, its first line of output saying why; any
 other exit, a signal, or more than 10 s stops crashstates (exit 1)
 naming the checker. Its stdin is /dev/null; what it leaves in the
-directory is removed.
+directory is removed. --jobs checkers run at once (default: one per
+CPU), each on a state of its own.
 
 Printed, per model (default posix; several, comma-separated, share the
 checker's verdicts): the states built, those broken, and the shortest
@@ -46,6 +47,8 @@ command line. Nothing is left in the scratch directory.
 """
 
 import argparse
+import collections
+import concurrent.futures
 import hashlib
 import itertools
 import os
@@ -239,10 +242,12 @@ class Base:
 
 def operations(base, calls, model, log):
     """Replays the calls: the ops in order, and for each crash point k (after
-    k calls) how many ops were issued and which of them were durable."""
+    k calls) how many ops were issued and which ops call k made durable
+    (kept as such, not as the durable set of each point: memory that grows
+    with the calls, not with their square)."""
     names, dirs = dict(base.names), set(base.dirs)     # path -> inode, now
     size = {i: len(b) for i, b in base.data.items()}
-    fds, ops, durable, points = {}, [], set(), [(0, frozenset())]
+    fds, ops, durable, points = {}, [], set(), [(0, ())]
     truncated = set()       # files truncated since opened (auto_da_alloc's replace-via-truncate)
     next_ino = len(base.names) - 1
     rules = model.rules
@@ -263,6 +268,7 @@ def operations(base, calls, model, log):
 
     for k, (n, call, paths, f) in enumerate(calls, 1):
         where = f"{log} line {n}"
+        newly = []      # the ops this call made durable
         kind = model.calls.get(call)
         if kind is None:
             raise Bad(f"{where}: the model {model.name} ({model.path}) does not say what '{call}' does "
@@ -340,8 +346,10 @@ def operations(base, calls, model, log):
                     mine = op.ino == ino and (op.kind == "data" or op.what["op"] in ("trunc", "grow"))
                 if mine:
                     durable.add(i)
+                    newly.append(i)
         elif kind == "sync-all":
-            durable.update(range(len(ops)))
+            newly.extend(i for i in range(len(ops)) if i not in durable)
+            durable.update(newly)
         elif kind == "link":
             frm, to = paths
             if frm not in names:
@@ -380,7 +388,7 @@ def operations(base, calls, model, log):
             names[paths[0]], next_ino = next_ino, next_ino + 1
             dirs.add(names[paths[0]])
             meta(k, names[paths[0]], op="mkdir", path=paths[0], dir=d, name=name)
-        points.append((len(ops), frozenset(durable)))
+        points.append((len(ops), tuple(newly)))
     if not ops:
         raise Bad(f"{log}: the program changed no file under its root: no save to crash in "
                   "(did it run in the directory recorded?)")
@@ -397,13 +405,12 @@ def basename(path):
 
 # ------------------------------------------------------------------ states
 
-def groups_at(ops, issued, durable, model):
+def groups_at(ops, pending, model):
     """The pending ops at a crash point as independent groups, each a
     (rule, ops) pair: the names and sizes, then each file's blocks. Under
     'ordered' and 'prefix' a group keeps a prefix of its ops (a file's
     blocks in the order writeback goes: by offset); under 'any', any
-    subset."""
-    pending = [i for i in range(issued) if i not in durable]
+    subset. pending: the ops issued and not durable, in order."""
     groups = [(model.rules["metadata"], [i for i in pending if ops[i].kind == "meta"])]
     files = {}
     for i in pending:
@@ -437,9 +444,9 @@ def choices(groups, durable, ops, rng, limit):
         combos = (tuple([i for i in items if rng.random() < 0.5] if rule == "any"
                         else items[:rng.randrange(len(items) + 1)] for rule, items in groups)
                   for _ in range(limit))
-    out, seen = [], set()
+    out, seen, durable = [], set(), frozenset(durable)
     for combo in combos:
-        kept = frozenset(durable).union(*combo)
+        kept = durable.union(*combo)
         if kept not in seen and all(set(ops[i].needs) <= kept for i in kept):
             seen.add(kept)
             out.append(kept)
@@ -566,18 +573,72 @@ def budget(totals, limit):
     return out
 
 
-def explore(model, base, calls, cmd, args, scratch, verdicts):
-    """Every state of the log under model, checked (verdicts: those of
-    states already checked, shared between models): a dict of counts and
-    the first broken state."""
+class Checkers:
+    """The checker run on states, jobs at once, each state in a directory
+    of its own, built and removed by the thread that checks it."""
+
+    def __init__(self, cmd, scratch, jobs):
+        self.cmd, self.scratch, self.jobs = cmd, scratch, jobs
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+        self.names, self.running = itertools.count(), collections.deque()
+
+    def submit(self, files, when):
+        """A future of the state's (broken?, why)."""
+        while len(self.running) >= 4 * self.jobs:   # a bounded queue: a failing checker stops it soon
+            self.running.popleft().result()
+        future = self.pool.submit(self._check, files, when)
+        self.running.append(future)
+        return future
+
+    def _check(self, files, when):
+        where = os.path.join(self.scratch, str(next(self.names)))
+        try:
+            materialise(files, where)
+            return check(self.cmd, where, when)
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+
+    def close(self):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def crash_points(points):
+    """Per crash point k: (k, ops issued, the durable ops, the pending ops),
+    the sets shared from one point to the next (copy what is kept)."""
+    durable, pending, issued_before = set(), {}, 0
+    for k, (issued, newly) in enumerate(points):
+        pending.update(dict.fromkeys(range(issued_before, issued)))
+        issued_before = issued
+        durable.update(newly)
+        for i in newly:
+            pending.pop(i, None)
+        yield k, issued, durable, pending
+
+
+def explore(model, base, calls, args, checkers, verdicts):
+    """Every state of the log under model, checked (verdicts: futures of
+    the states already given to the checker, shared between models): a
+    dict of counts and the first broken state."""
     ops, points = operations(base, calls, model, args.log)
     rng = random.Random(args.seed)
-    groups = [groups_at(ops, issued, durable, model) for issued, durable in points]
+    groups = [groups_at(ops, list(pending), model) for _, _, _, pending in crash_points(points)]
     totals = [ways(g) for g in groups]
     limits = budget(totals, args.max_states)
-    seen, first = set(), None
+    seen, best = set(), [None]      # best: (rank, kept, k, why) of the first broken state
+    waiting = collections.deque()   # (future, rank, kept, k): states met before their verdicts
     sampled = {"points": 0, "sets": 0, "of": 0}     # where the sets were drawn at random
-    for k, (issued, durable) in enumerate(points):
+
+    def judge(future, rank, kept, k):
+        # The first crash point; there, a state that kept what the last
+        # call did, if one is broken (it is that call's fault), and of
+        # those the one that kept the most (the least loss that breaks
+        # the file); then the ops' order, so that the choice is the same
+        # however the checkers finish.
+        bad, why = future.result()
+        if bad and (best[0] is None or (rank, sorted(kept)) < (best[0][0], sorted(best[0][1]))):
+            best[0] = (rank, kept, k, why)
+
+    for k, issued, durable, _ in crash_points(points):
         when = "after" if k == len(points) - 1 else "during"
         sets = choices(groups[k], durable, ops, rng, limits[k])
         if totals[k] > limits[k]:
@@ -588,21 +649,22 @@ def explore(model, base, calls, cmd, args, scratch, verdicts):
             files = build(base, ops, kept)
             key = fingerprint(when, files)
             if key not in verdicts:
-                where = os.path.join(scratch, str(len(verdicts)))
-                materialise(files, where)
-                verdicts[key] = check(cmd, where, when)
-                shutil.rmtree(where)
+                verdicts[key] = checkers.submit(files, when)
             seen.add(key)
-            bad, why = verdicts[key]
-            # The first crash point; there, a state that kept what the last
-            # call did, if one is broken (it is that call's fault), and of
-            # those the one that kept the most (the least loss that breaks
-            # the file).
             rank = (k, not any(ops[i].call == k for i in kept), -len(kept))
-            if bad and (first is None or rank < first[0]):
-                first = (rank, kept, durable, why, files)
+            if best[0] is None or rank <= best[0][0]:
+                waiting.append((verdicts[key], rank, kept, k))
+            while waiting and waiting[0][0].done():
+                judge(*waiting.popleft())
+    while waiting:
+        judge(*waiting.popleft())
+    first = None
+    if best[0]:
+        rank, kept, k, why = best[0]
+        durable = next(frozenset(d) for j, _, d, _ in crash_points(points) if j == k)
+        first = (rank, kept, durable, why, build(base, ops, kept))
     return {"ops": ops, "points": points, "states": len(seen), "sampled": sampled,
-            "broken": sum(verdicts[key][0] for key in seen), "first": first}
+            "broken": sum(verdicts[key].result()[0] for key in seen), "first": first}
 
 
 def share(sampled):
@@ -621,14 +683,16 @@ def main(argv):
     p.add_argument("--check", required=True, help="the checker's command line (run in each state)")
     p.add_argument("--max-states", type=int, default=2000, help="sets built per model, at most")
     p.add_argument("--seed", type=int, default=1, help="of the random draws, where sets are sampled")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="checkers run at once "
+                   "(default: one per CPU)")
     p.add_argument("--scratch", default=None, help="where the states are built (default: TMPDIR)")
     p.add_argument("--keep", default=None, help="a new directory: the files of the broken state shown "
                    "(one model only)")
     p.add_argument("--csv", action="store_true")
     p.add_argument("log")
     args = p.parse_args(argv)
-    if args.max_states < 1:
-        p.error("--max-states must be at least 1")
+    if args.max_states < 1 or args.jobs < 1:
+        p.error("--max-states and --jobs must be at least 1")
     names = args.model.split(",")
     if args.keep and (os.path.lexists(args.keep) or len(names) > 1):
         p.error(f"--keep {args.keep}: already there, or more than one model")
@@ -649,13 +713,15 @@ def main(argv):
     base = Base(init, args.log)
     results, verdicts = [], {}
     scratch = tempfile.mkdtemp(prefix="crashstates.", dir=args.scratch)
+    checkers = Checkers(cmd, scratch, args.jobs)
     try:
         for model in models:
-            results.append(explore(model, base, calls, cmd, args, scratch, verdicts))
+            results.append(explore(model, base, calls, args, checkers, verdicts))
         first = results[0]["first"]
         if first and args.keep:
             materialise(first[4], args.keep)
     finally:
+        checkers.close()
         shutil.rmtree(scratch, ignore_errors=True)
     ncalls = len(calls)
     if args.csv:
@@ -674,7 +740,7 @@ def main(argv):
               + (" (" + share(r["sampled"]).format(seed=args.seed) + ")" if r["sampled"]["points"] else
                  ", every state the model allows"))
         if first:
-            (k, _, _), kept, durable, why, _ = first
+            (k, *_), kept, durable, why, _ = first
             print(f"the shortest way to a broken state: a crash after call {k} of {ncalls}"
                   + (" (after the program ended)" if k == len(points) - 1 else ""))
             print("\n".join(explain(calls, r["ops"], points, k, kept, durable)))

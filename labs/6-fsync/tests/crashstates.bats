@@ -32,16 +32,18 @@ replacing_check() {
 }
 
 # list_check: a checker that finds every state fine and appends it to
-# seen, one line: "during:" or "after:", then each path (a directory with
-# a /, a file =its bytes, or =its size and checksum past 16 bytes).
+# seen, one line (one write: checkers run side by side): "during:" or
+# "after:", then each path (a directory with a /, a file =its bytes, or
+# =its size and checksum past 16 bytes).
 list_check() {
 	cat >check.sh <<-EOF
-	{ printf '%s:' "\$1"
-	  find . -mindepth 1 | sort | while read -r p; do
-		if [ -d "\$p" ]; then printf ' %s/' "\${p#./}"
-		elif [ "\$(wc -c <"\$p")" -le 16 ]; then printf ' %s=%s' "\${p#./}" "\$(cat "\$p")"
-		else printf ' %s=%s:%s' "\${p#./}" "\$(wc -c <"\$p")" "\$(cksum <"\$p" | cut -d' ' -f1)"; fi
-	  done; echo; } >>"$BATS_TEST_TMPDIR/seen"
+	line="\$1:"
+	for p in \$(find . -mindepth 1 | sort); do
+		if [ -d "\$p" ]; then line="\$line \${p#./}/"
+		elif [ "\$(wc -c <"\$p")" -le 16 ]; then line="\$line \${p#./}=\$(cat "\$p")"
+		else line="\$line \${p#./}=\$(wc -c <"\$p"):\$(cksum <"\$p" | cut -d' ' -f1)"; fi
+	done
+	echo "\$line" >>"$BATS_TEST_TMPDIR/seen"
 	EOF
 }
 
