@@ -36,7 +36,7 @@ vpath %.c $(sort $(dir $(SOURCES))) tests/unit
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 
-.PHONY: all labs $(LAB_TARGETS) plot test test-all check lint bench validate deps handin starter autograder class rubric clean help
+.PHONY: all labs $(LAB_TARGETS) lab6-real plot test test-all check lint bench validate deps handin starter autograder class rubric clean help
 .DELETE_ON_ERROR:
 
 # Python tools a lab runs as bin/NAME (labs/N-topic/NAME.py), by name: a
@@ -136,6 +136,11 @@ labs:
 # A lab redraws its own figures only: plot-labN.
 $(LAB_TARGETS):
 	$(call run_labs,$@,plot-$@)
+
+# Lab 6, step 7: the crash states of programs students have (sqlite3, git,
+# a Python save), into data/lab6-real/.
+lab6-real: all
+	@bash labs/6-fsync/real.sh
 
 # PREVIEW=1 also draws each figure as text in the terminal (for SSH sessions).
 # plot-labN: only that lab's figures.
@@ -261,6 +266,7 @@ help:
 	@echo "make            build every program into bin/"
 	@echo "make labs       run every lab (SCALE=$(SCALE)), write data/, draw plot/, print a summary"
 	@echo "make labN       run one lab: $(LAB_TARGETS)"
+	@echo "make lab6-real  Lab 6: the crash states of sqlite3, git and a Python save (data/lab6-real/)"
 	@echo "make plot       draw plot/*.png from data/ (PREVIEW=1: also as text in the terminal)"
 	@echo "make plot-labN  draw only lab N's figures"
 	@echo "make test       run the test suite, then a tally per test file (T=launch: only launch.bats)"

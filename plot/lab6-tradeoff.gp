@@ -12,7 +12,7 @@ set datafile columnheaders
 states = 'data/lab6-states.csv'
 cost = 'data/lab6-cost.csv'
 S = 'inplace fflush rename fsync-rename safe log'
-M = 'posix ext4-ordered ext4-auto_da_alloc'
+M = 'posix ext4-noauto_da_alloc ext4-ordered'
 
 # The median time per save of each strategy, over its trials.
 array T[words(S)]

@@ -4,24 +4,42 @@ from a log of the calls a program made (bin/fsrecord), and which of
 them a checker finds broken.
 
   bin/crashstates [--model NAME|FILE[,...]] --check 'CMD ARGS' [--max-states N]
-                  [--seed S] [--scratch DIR] [--keep DIR] [--csv] LOG
+                  [--seed S] [--jobs N] [--scratch DIR] [--keep DIR] [--csv] LOG
 
 A crash can happen after any call. What a sync made durable is on the
 disk; what was not synced may be there, or not, or part of it (one block
-of a write and not the next), in the orders the model allows (a model is
-a data file in labs/6-fsync/models/, its rules and source written in it).
-Each state is built in a scratch directory; CMD runs there (a program
-given by a relative path, ../../bin/saver, is found from the directory
-crashstates started in; its arguments name the state's files) with one more
-argument, "during" (the crash came while the program ran) or "after" (it
-had ended: what it said it saved must be there), and exits 0 when the
-state is fine, 1 when it is broken (its first line of output says why).
+of a write and not the next), in the orders the model allows. A model is
+a data file in labs/6-fsync/models/, its rules and the sentences of its
+sources written in it: posix (what POSIX promises), alice-apm (ALICE's
+abstract persistence model: a rename in three steps, an append's size
+before its data), ext4-ordered (ext4's default mount, ALICE's "ext4
+ordered") and ext4-noauto_da_alloc. Names live in directories, as on a
+disk: a file whose directory's mkdir was lost is unreachable, a renamed
+directory takes what is in it along.
+
+The checker's contract. CMD runs once per distinct state, in a scratch
+directory holding that state's files (the root the log was recorded in),
+as its working directory; a program given by a relative path
+(../../bin/saver) is found from the directory crashstates started in,
+its arguments name the state's files. One more argument is added:
+"during" (the crash came while the program ran) or "after" (it had
+ended: what it said it saved must be there). It exits 0 when the state
+is fine, 1 when it is broken, its first line of output saying why; any
+other exit, a signal, or more than 10 s stops crashstates (exit 1)
+naming the checker. Its stdin is /dev/null; what it leaves in the
+directory is removed. --jobs checkers run at once (default: one per
+CPU), each on a state of its own.
+
 Printed, per model (default posix; several, comma-separated, share the
-checker's verdicts): the states built, those broken, and the shortest way
-to a broken one, call by call. Beyond --max-states (default 2000 a model)
-the states of a crash point are sampled, and the output says so. --keep
-DIR: the files of that broken state, to read (one model). --csv: a row a
-model instead.
+checker's verdicts): the states built, those broken, and the shortest
+way to a broken one, call by call. Every set of operations a crash point
+allows is built while there are at most --max-states (default 2000, for
+all the crash points of a model; a point with few gets all of its own);
+beyond, a point's sets are drawn at random (--seed, default 1), and the
+line says at how many points and what share of their sets it saw.
+--keep DIR: the files of that broken state, to read (one model). --csv:
+a row a model instead (and the sampling, when there was some, on
+stderr).
 
 Exit status: 0 when every state was checked (broken ones or not), 1 when
 the log, the model or the checker fails (one line says which), 2 for a bad
@@ -29,6 +47,8 @@ command line. Nothing is left in the scratch directory.
 """
 
 import argparse
+import collections
+import concurrent.futures
 import hashlib
 import itertools
 import os
@@ -46,9 +66,11 @@ MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 MAX_LOG = 64 << 20          # bytes of log read
 MAX_FILE = 16 << 20         # bytes of one file in a state
 CHECK_TIMEOUT = 10          # seconds a checker may take on one state
-KINDS = ("open", "write", "truncate", "sync", "sync-all", "rename", "link", "unlink", "mkdir", "none")
+KINDS = ("open", "write", "truncate", "sync", "sync-all", "rename", "link", "unlink", "mkdir", "close", "none")
 RULES = {"metadata": ("ordered", "any"), "data": ("prefix", "any"), "fsync": ("file", "journal"),
-         "rename-flushes-data": ("yes", "no")}
+         "rename": ("atomic", "steps"), "append": ("with-data", "size-first"),
+         "new-blocks": ("any", "after-metadata"), "rename-flushes-data": ("yes", "no"),
+         "close-after-truncate": ("flushes", "no")}
 
 
 class Bad(Exception):
@@ -170,9 +192,14 @@ def hexbytes(text, where):
 
 # ------------------------------------------------------------------ operations
 
+ROOT = -1               # the root directory's inode
+GARBAGE = b"?"          # what a size reached before its data shows (ALICE writes garbage there)
+
+
 class Op:
     """One change a crash may keep or lose: metadata (a name, a size) or
-    data (one block's bytes of a write). call: the number of its call."""
+    data (one block's bytes of a write). call: the number of its call;
+    needs: the ops that must be on the disk for this one to be."""
 
     def __init__(self, call, kind, ino, **what):
         self.call, self.kind, self.ino, self.what, self.needs = call, kind, ino, what, ()
@@ -181,28 +208,73 @@ class Op:
         w = self.what
         if self.kind == "data":
             return f"bytes {w['off']}-{w['off'] + len(w['data']) - 1}"
-        return {"create": lambda: f"the name {w['path']}", "link": lambda: f"the name {w['path']}",
+        step = f" (rename step {w['step']} of 3)" if "step" in w else ""
+        return {"create": lambda: f"the name {w['path']}", "link": lambda: f"the name {w['path']}{step}",
                 "mkdir": lambda: f"the directory {w['path']}",
-                "trunc": lambda: f"size {w['size']}", "unlink": lambda: f"{w['path']} removed",
+                "trunc": lambda: f"size {w['size']}",
+                "grow": lambda: f"size {w['size']} (bytes {w['frm']}-{w['size'] - 1} garbage until written)",
+                "unlink": lambda: f"{w['path']} removed{step}",
                 "rename": lambda: f"{w['to']} is the file that was {w['frm']}"}[w["op"]]()
 
+    def dirs(self):
+        """The directories whose entries this op changes."""
+        w = self.what
+        return (w["tdir"], w["fdir"]) if w["op"] == "rename" else (w["dir"],) if "dir" in w else ()
 
-def operations(init, calls, model, log):
+
+class Base:
+    """What the root held before the first call: entries {(dir, name): ino},
+    data {ino: bytes}, dirs (inodes)."""
+
+    def __init__(self, init, log):
+        self.names, self.dirs, self.entries, self.data = {".": ROOT}, {ROOT}, {}, {}
+        for ino, (p, b) in enumerate(init.items()):
+            d = self.names.get(parent(p))
+            if d is None or d not in self.dirs:
+                raise Bad(f"{log}: init {p} is in no directory the log has")
+            self.names[p] = ino
+            self.entries[(d, basename(p))] = ino
+            if b is None:
+                self.dirs.add(ino)
+            else:
+                self.data[ino] = b
+
+
+def operations(base, calls, model, log):
     """Replays the calls: the ops in order, and for each crash point k (after
-    k calls) how many ops were issued and which of them were durable."""
-    names = {p: i for i, p in enumerate(init)}       # path -> inode
-    dirs = {i for p, i in names.items() if init[p] is None} | {-1}
-    names["."] = -1
-    fds, ops, durable, points = {}, [], set(), [(0, frozenset())]
-    next_ino = len(init)
+    k calls) how many ops were issued and which ops call k made durable
+    (kept as such, not as the durable set of each point: memory that grows
+    with the calls, not with their square)."""
+    names, dirs = dict(base.names), set(base.dirs)     # path -> inode, now
+    size = {i: len(b) for i, b in base.data.items()}
+    fds, ops, durable, points = {}, [], set(), [(0, ())]
+    truncated = set()       # files truncated since opened (auto_da_alloc's replace-via-truncate)
+    next_ino = len(base.names) - 1
+    rules = model.rules
+
+    def entry(p, where):
+        d = names.get(parent(p))
+        if d is None or d not in dirs:
+            raise Bad(f"{where}: {p} is in no directory the log made or started with")
+        return d, basename(p)
+
+    flush = []      # data ops the next metadata op needs (replace-via-truncate)
+
+    def meta(k, ino, **what):
+        ops.append(Op(k, "meta", ino, **what))
+        ops[-1].needs = tuple(flush)
+        flush.clear()
+        return ops[-1]
+
     for k, (n, call, paths, f) in enumerate(calls, 1):
         where = f"{log} line {n}"
+        newly = []      # the ops this call made durable
         kind = model.calls.get(call)
         if kind is None:
             raise Bad(f"{where}: the model {model.name} ({model.path}) does not say what '{call}' does "
                       f"(it needs a line 'call {call} KIND')")
         need = {"rename": 2, "link": 2, "sync-all": 0}.get(kind, 1)
-        if len(paths) != need and kind != "none":
+        if len(paths) != need and kind not in ("none", "close"):
             raise Bad(f"{where}: {call} with {len(paths)} paths")
         fd = f.get("fd")
         if kind == "truncate" and fd is None:     # truncate(path): the file that path names
@@ -214,64 +286,109 @@ def operations(init, calls, model, log):
             if p not in names:
                 if "creat" not in flags:
                     raise Bad(f"{where}: {p} is opened, but was never there nor created")
+                d, name = entry(p, where)
                 names[p], next_ino = next_ino, next_ino + 1
-                ops.append(Op(k, "meta", names[p], op="create", path=p))
+                size[names[p]] = 0
+                meta(k, names[p], op="create", path=p, dir=d, name=name)
             elif "trunc" in flags and names[p] not in dirs:
-                ops.append(Op(k, "meta", names[p], op="trunc", size=0))
+                if size.get(names[p]):
+                    truncated.add(names[p])
+                meta(k, names[p], op="trunc", size=0)
+                size[names[p]] = 0
             fds[fd] = names[p]
-        elif kind in ("write", "truncate", "sync") and fd not in fds:
+        elif kind in ("write", "truncate", "sync", "close") and fd not in fds:
             raise Bad(f"{where}: {call} on fd {fd}, which no recorded open returned")
         elif kind == "write":
+            ino = fds[fd]
             off, data = integer(f, "off", where), hexbytes(f.get("data", ""), where)
             if integer(f, "len", where) != len(data) or off + len(data) > MAX_FILE:
                 raise Bad(f"{where}: len= is not the length of data=, or the file grows past "
                           f"{MAX_FILE >> 20} MiB")
+            needs = ()
+            if rules["append"] == "size-first" and off + len(data) > size[ino]:
+                # ALICE's append: the new size (garbage past the old end), then the data
+                needs = (len(ops),)
+                meta(k, ino, op="grow", frm=size[ino], size=off + len(data))
+            journal = [i for i, o in enumerate(ops) if o.kind == "meta"][-1:]
             while data:     # one op per block the write touches
                 cut = model.block - off % model.block
-                ops.append(Op(k, "data", fds[fd], op="write", off=off, data=data[:cut]))
+                op = Op(k, "data", ino, op="write", off=off, data=data[:cut])
+                op.needs = needs
+                if rules["new-blocks"] == "after-metadata" and off >= -(-size[ino] // model.block) * model.block:
+                    # a block not yet allocated: delayed allocation gives it its place at writeback, in
+                    # a later transaction than every name and size the journal already holds
+                    op.needs += tuple(journal)
+                ops.append(op)
                 off, data = off + cut, data[cut:]
+            size[ino] = max(size[ino], off)
         elif kind == "truncate":
-            ops.append(Op(k, "meta", fds[fd], op="trunc", size=integer(f, "size", where)))
+            size[fds[fd]] = integer(f, "size", where)
+            if size[fds[fd]] == 0:
+                truncated.add(fds[fd])
+            meta(k, fds[fd], op="trunc", size=size[fds[fd]])
+        elif kind == "close":
+            ino = fds[fd]
+            if rules["close-after-truncate"] == "flushes" and ino in truncated:
+                # auto_da_alloc's replace-via-truncate: the data written since goes to the disk with the
+                # next journal commit, before any name or size journalled after this close
+                truncated.discard(ino)
+                flush.extend(i for i, o in enumerate(ops) if o.kind == "data" and o.ino == ino)
         elif kind == "sync":
             ino = fds[fd]
             for i, op in enumerate(ops):
                 if i in durable:
                     continue
-                if ino in dirs:     # a directory: the names in it
-                    mine = op.kind == "meta" and op.what["op"] != "trunc" and \
-                        parent(op.what.get("to", op.what.get("path"))) == dir_path(names, ino)
-                else:               # a file: its bytes and size; ext4 commits the journal
-                    mine = op.ino == ino and (op.kind == "data" or op.what["op"] == "trunc")
-                    mine = mine or (model.rules["fsync"] == "journal" and op.kind == "meta")
+                if op.kind == "meta" and rules["fsync"] == "journal":
+                    mine = True     # ext4 commits its journal: every name and size before the fsync
+                elif ino in dirs:   # a directory: the names in it
+                    mine = op.kind == "meta" and ino in op.dirs()
+                else:               # a file: its bytes and size
+                    mine = op.ino == ino and (op.kind == "data" or op.what["op"] in ("trunc", "grow"))
                 if mine:
                     durable.add(i)
+                    newly.append(i)
         elif kind == "sync-all":
-            durable.update(range(len(ops)))
+            newly.extend(i for i in range(len(ops)) if i not in durable)
+            durable.update(newly)
         elif kind == "link":
             frm, to = paths
             if frm not in names:
                 raise Bad(f"{where}: link to {frm}, which is not there")
+            d, name = entry(to, where)
             names[to] = names[frm]
-            ops.append(Op(k, "meta", names[frm], op="link", path=to))
+            meta(k, names[frm], op="link", path=to, dir=d, name=name)
         elif kind == "rename":
             frm, to = paths
             if frm not in names:
                 raise Bad(f"{where}: rename of {frm}, which is not there")
-            op = Op(k, "meta", names[frm], op="rename", frm=frm, to=to)
-            if model.rules["rename-flushes-data"] == "yes" and to in names:
+            ino, (fdir, fname), (tdir, tname) = names[frm], entry(frm, where), entry(to, where)
+            needs = ()
+            if rules["rename-flushes-data"] == "yes" and to in names:
                 # ext4's auto_da_alloc: replacing a file by rename commits the new one's data first
-                op.needs = tuple(i for i, o in enumerate(ops) if o.kind == "data" and o.ino == names[frm])
-            ops.append(op)
-            names[to] = names.pop(frm)
+                needs = tuple(i for i, o in enumerate(ops) if o.kind == "data" and o.ino == ino)
+            if rules["rename"] == "steps":
+                # ALICE's rename: the old file's name removed, the new one's, then the name linked
+                if to in names:
+                    meta(k, names[to], op="unlink", path=to, dir=tdir, name=tname, step=1)
+                meta(k, ino, op="unlink", path=frm, dir=fdir, name=fname, step=2)
+                meta(k, ino, op="link", path=to, dir=tdir, name=tname, step=3).needs += needs
+            else:
+                meta(k, ino, op="rename", frm=frm, to=to, fdir=fdir, fname=fname, tdir=tdir,
+                     tname=tname).needs += needs
+            # what was under frm (a directory) is under to now
+            for p in [p for p in names if p == frm or p.startswith(frm + "/")]:
+                names[to + p[len(frm):]] = names.pop(p)
         elif kind == "unlink":
             if paths[0] not in names:
                 raise Bad(f"{where}: unlink of {paths[0]}, which is not there")
-            ops.append(Op(k, "meta", names.pop(paths[0]), op="unlink", path=paths[0]))
+            d, name = entry(paths[0], where)
+            meta(k, names.pop(paths[0]), op="unlink", path=paths[0], dir=d, name=name)
         elif kind == "mkdir":
+            d, name = entry(paths[0], where)
             names[paths[0]], next_ino = next_ino, next_ino + 1
             dirs.add(names[paths[0]])
-            ops.append(Op(k, "meta", names[paths[0]], op="mkdir", path=paths[0]))
-        points.append((len(ops), frozenset(durable)))
+            meta(k, names[paths[0]], op="mkdir", path=paths[0], dir=d, name=name)
+        points.append((len(ops), tuple(newly)))
     if not ops:
         raise Bad(f"{log}: the program changed no file under its root: no save to crash in "
                   "(did it run in the directory recorded?)")
@@ -282,75 +399,107 @@ def parent(path):
     return path.rpartition("/")[0] or "."
 
 
-def dir_path(names, ino):
-    return next((p for p, i in names.items() if i == ino), None)
+def basename(path):
+    return path.rpartition("/")[2]
 
 
 # ------------------------------------------------------------------ states
 
-def choices(ops, issued, durable, model, rng, limit):
-    """The sets of ops on the disk after a crash with `issued` ops issued:
-    the durable ones plus pending ones the model allows. At most limit
-    sets, sampled when there are more; (sets, sampled?)."""
-    pending = [i for i in range(issued) if i not in durable]
-    groups = []     # each a list of options, each option a tuple of op indexes
-    meta = [i for i in pending if ops[i].kind == "meta"]
-    groups.append(options(meta, model.rules["metadata"]))
-    for ino in sorted({ops[i].ino for i in pending if ops[i].kind == "data"}):
-        data = [i for i in pending if ops[i].kind == "data" and ops[i].ino == ino]
-        groups.append(options(data, model.rules["data"]))
+def groups_at(ops, pending, model):
+    """The pending ops at a crash point as independent groups, each a
+    (rule, ops) pair: the names and sizes, then each file's blocks. Under
+    'ordered' and 'prefix' a group keeps a prefix of its ops (a file's
+    blocks in the order writeback goes: by offset); under 'any', any
+    subset. pending: the ops issued and not durable, in order."""
+    groups = [(model.rules["metadata"], [i for i in pending if ops[i].kind == "meta"])]
+    files = {}
+    for i in pending:
+        if ops[i].kind == "data":
+            files.setdefault(ops[i].ino, []).append(i)
+    for ino in sorted(files):
+        items = files[ino]
+        if model.rules["data"] == "prefix":
+            items.sort(key=lambda i: (ops[i].what["off"], i))
+        groups.append((model.rules["data"], items))
+    return [(rule, items) for rule, items in groups if items]
+
+
+def ways(groups):
+    """How many sets of ops the groups allow (before the ops' needs)."""
     total = 1
-    for g in groups:
-        total *= len(g)
-    if total <= limit:
-        combos, sampled = itertools.product(*groups), False
+    for rule, items in groups:
+        total *= 2 ** len(items) if rule == "any" else len(items) + 1
+    return total
+
+
+def choices(groups, durable, ops, rng, limit):
+    """The sets of ops on the disk: the durable ones plus those the groups
+    allow, every one when there are at most limit, else limit drawn at
+    random; those whose needs are met, each once."""
+    if ways(groups) <= limit:
+        combos = itertools.product(*[
+            [c for n in range(len(items) + 1) for c in itertools.combinations(items, n)] if rule == "any"
+            else [items[:n] for n in range(len(items) + 1)] for rule, items in groups])
     else:
-        combos, sampled = (tuple(rng.choice(g) for g in groups) for _ in range(limit)), True
-    out = []
+        combos = (tuple([i for i in items if rng.random() < 0.5] if rule == "any"
+                        else items[:rng.randrange(len(items) + 1)] for rule, items in groups)
+                  for _ in range(limit))
+    out, seen, durable = [], set(), frozenset(durable)
     for combo in combos:
-        kept = set(durable).union(*combo)
-        if all(set(ops[i].needs) <= kept for i in kept):
+        kept = durable.union(*combo)
+        if kept not in seen and all(set(ops[i].needs) <= kept for i in kept):
+            seen.add(kept)
             out.append(kept)
-    return out, sampled
+    return out
 
 
-def options(items, rule):
-    if rule in ("ordered", "prefix"):
-        return [tuple(items[:n]) for n in range(len(items) + 1)]
-    if len(items) > 12:     # 8192 subsets or more: 256 random ones stand for them
-        rng = random.Random(len(items))
-        return [tuple(i for i in items if rng.random() < 0.5) for _ in range(256)]
-    return [tuple(c) for n in range(len(items) + 1) for c in itertools.combinations(items, n)]
-
-
-def build(init, ops, kept):
-    """The files of a state: {path: bytes, or None for a directory}."""
-    names = {p: i for i, p in enumerate(init)}
-    data = {i: bytearray(b) for i, b in enumerate(init.values()) if b is not None}
-    dirs = {i for i, b in enumerate(init.values()) if b is None}
+def build(base, ops, kept):
+    """The files of a state: {path: bytes, or None for a directory}. A
+    name is there when every directory above it is: a lost mkdir leaves
+    what was made in it unreachable; a renamed directory takes what is in
+    it along."""
+    entries, dirs = dict(base.entries), set(base.dirs)
+    data = {i: bytearray(b) for i, b in base.data.items()}
     for i in sorted(kept):
         op, w = ops[i], ops[i].what
-        if w["op"] in ("create", "link"):
-            names[w["path"]] = op.ino
-        elif w["op"] == "mkdir":
-            names[w["path"]] = op.ino
-            dirs.add(op.ino)
+        if w["op"] in ("create", "link", "mkdir"):
+            entries[(w["dir"], w["name"])] = op.ino
+            if w["op"] == "mkdir":
+                dirs.add(op.ino)
         elif w["op"] == "unlink":
-            names.pop(w["path"], None)
+            if entries.get((w["dir"], w["name"])) == op.ino:
+                del entries[(w["dir"], w["name"])]
         elif w["op"] == "rename":
-            if names.get(w["frm"]) == op.ino:
-                del names[w["frm"]]
-            names[w["to"]] = op.ino
-        elif w["op"] == "trunc":
+            if entries.get((w["fdir"], w["fname"])) == op.ino:
+                del entries[(w["fdir"], w["fname"])]
+            entries[(w["tdir"], w["tname"])] = op.ino
+        elif w["op"] in ("trunc", "grow"):
             b = data.setdefault(op.ino, bytearray())
-            del b[w["size"]:]
-            b.extend(bytes(w["size"] - len(b)))
+            if w["op"] == "trunc":
+                del b[w["size"]:]
+            fill = max(0, w["size"] - len(b))
+            b.extend(bytes(fill) if w["op"] == "trunc" else GARBAGE * fill)
         else:
             b = data.setdefault(op.ino, bytearray())
             if len(b) < w["off"]:
                 b.extend(bytes(w["off"] - len(b)))
             b[w["off"]:w["off"] + len(w["data"])] = w["data"]
-    return {p: (None if i in dirs else bytes(data.get(i, b""))) for p, i in names.items() if p != "."}
+    inside = {}
+    for (d, name), ino in entries.items():
+        inside.setdefault(d, []).append((name, ino))
+    files, todo, seen = {}, [(ROOT, "")], {ROOT}
+    while todo:     # from the root down: what a reader of the disk reaches
+        d, path = todo.pop()
+        for name, ino in inside.get(d, ()):
+            p = path + name
+            if ino in dirs:
+                if ino not in seen:     # a directory reached twice (lost renames): its first name
+                    seen.add(ino)
+                    files[p] = None
+                    todo.append((ino, p + "/"))
+            else:
+                files[p] = bytes(data.get(ino, b""))
+    return files
 
 
 def materialise(files, where):
@@ -413,54 +562,137 @@ def explain(calls, ops, points, k, kept, durable):
     return lines
 
 
-def explore(model, init, calls, cmd, args, scratch, verdicts):
-    """Every state of the log under model, checked (verdicts: those of
-    states already checked, shared between models): a dict of counts and
-    the first broken state."""
-    ops, points = operations(init, calls, model, args.log)
+def budget(totals, limit):
+    """How many sets each crash point may build, limit in all: every one
+    where a point has few, the rest shared among the points with more."""
+    out, left = [0] * len(totals), limit
+    order = sorted(range(len(totals)), key=lambda k: totals[k])
+    for n, k in enumerate(order):
+        out[k] = max(1, min(totals[k], left // (len(order) - n)))
+        left -= out[k]
+    return out
+
+
+class Checkers:
+    """The checker run on states, jobs at once, each state in a directory
+    of its own, built and removed by the thread that checks it."""
+
+    def __init__(self, cmd, scratch, jobs):
+        self.cmd, self.scratch, self.jobs = cmd, scratch, jobs
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+        self.names, self.running = itertools.count(), collections.deque()
+
+    def submit(self, files, when):
+        """A future of the state's (broken?, why)."""
+        while len(self.running) >= 4 * self.jobs:   # a bounded queue: a failing checker stops it soon
+            self.running.popleft().result()
+        future = self.pool.submit(self._check, files, when)
+        self.running.append(future)
+        return future
+
+    def _check(self, files, when):
+        where = os.path.join(self.scratch, str(next(self.names)))
+        try:
+            materialise(files, where)
+            return check(self.cmd, where, when)
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+
+    def close(self):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def crash_points(points):
+    """Per crash point k: (k, ops issued, the durable ops, the pending ops),
+    the sets shared from one point to the next (copy what is kept)."""
+    durable, pending, issued_before = set(), {}, 0
+    for k, (issued, newly) in enumerate(points):
+        pending.update(dict.fromkeys(range(issued_before, issued)))
+        issued_before = issued
+        durable.update(newly)
+        for i in newly:
+            pending.pop(i, None)
+        yield k, issued, durable, pending
+
+
+def explore(model, base, calls, args, checkers, verdicts):
+    """Every state of the log under model, checked (verdicts: futures of
+    the states already given to the checker, shared between models): a
+    dict of counts and the first broken state."""
+    ops, points = operations(base, calls, model, args.log)
     rng = random.Random(args.seed)
-    per_point = max(1, args.max_states // len(points))
-    seen, sampled, first = set(), 0, None
-    for k, (issued, durable) in enumerate(points):
+    groups = [groups_at(ops, list(pending), model) for _, _, _, pending in crash_points(points)]
+    totals = [ways(g) for g in groups]
+    limits = budget(totals, args.max_states)
+    seen, best = set(), [None]      # best: (rank, kept, k, why) of the first broken state
+    waiting = collections.deque()   # (future, rank, kept, k): states met before their verdicts
+    sampled = {"points": 0, "sets": 0, "of": 0}     # where the sets were drawn at random
+
+    def judge(future, rank, kept, k):
+        # The first crash point; there, a state that kept what the last
+        # call did, if one is broken (it is that call's fault), and of
+        # those the one that kept the most (the least loss that breaks
+        # the file); then the ops' order, so that the choice is the same
+        # however the checkers finish.
+        bad, why = future.result()
+        if bad and (best[0] is None or (rank, sorted(kept)) < (best[0][0], sorted(best[0][1]))):
+            best[0] = (rank, kept, k, why)
+
+    for k, issued, durable, _ in crash_points(points):
         when = "after" if k == len(points) - 1 else "during"
-        sets, was_sampled = choices(ops, issued, durable, model, rng, per_point)
-        sampled += was_sampled
+        sets = choices(groups[k], durable, ops, rng, limits[k])
+        if totals[k] > limits[k]:
+            sampled["points"] += 1
+            sampled["sets"] += len(sets)
+            sampled["of"] += totals[k]
         for kept in sets:
-            files = build(init, ops, kept)
+            files = build(base, ops, kept)
             key = fingerprint(when, files)
             if key not in verdicts:
-                where = os.path.join(scratch, str(len(verdicts)))
-                materialise(files, where)
-                verdicts[key] = check(cmd, where, when)
-                shutil.rmtree(where)
+                verdicts[key] = checkers.submit(files, when)
             seen.add(key)
-            bad, why = verdicts[key]
-            # The first crash point; there, a state that kept what the last
-            # call did, if one is broken (it is that call's fault), and of
-            # those the one that kept the most (the least loss that breaks
-            # the file).
             rank = (k, not any(ops[i].call == k for i in kept), -len(kept))
-            if bad and (first is None or rank < first[0]):
-                first = (rank, kept, durable, why, files)
-    return {"ops": ops, "points": points, "states": len(seen), "sampled": sampled, "per_point": per_point,
-            "broken": sum(verdicts[key][0] for key in seen), "first": first}
+            if best[0] is None or rank <= best[0][0]:
+                waiting.append((verdicts[key], rank, kept, k))
+            while waiting and waiting[0][0].done():
+                judge(*waiting.popleft())
+    while waiting:
+        judge(*waiting.popleft())
+    first = None
+    if best[0]:
+        rank, kept, k, why = best[0]
+        durable = next(frozenset(d) for j, _, d, _ in crash_points(points) if j == k)
+        first = (rank, kept, durable, why, build(base, ops, kept))
+    return {"ops": ops, "points": points, "states": len(seen), "sampled": sampled,
+            "broken": sum(verdicts[key].result()[0] for key in seen), "first": first}
+
+
+def share(sampled):
+    """The sampling, said: at how many crash points, what share of the sets."""
+    pct = 100 * sampled["sets"] / sampled["of"]
+    return (f"sampled at {sampled['points']} crash points: {sampled['sets']} of the "
+            f"{sampled['of']:.3g} sets of operations the model allows there ({pct:.2g}%), seed {{seed}}")
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog=PROG, description="the states a crash could leave, checked")
+    parts = __doc__.split("\n\n")      # the synopsis is argparse's usage line
+    p = argparse.ArgumentParser(prog=PROG, description="\n\n".join([parts[0]] + parts[2:]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="posix",
-                   help="models' names (in labs/6-fsync/models), comma-separated, or a model file")
+                   help="models' names (in labs/6-fsync/models), comma-separated, or model files")
     p.add_argument("--check", required=True, help="the checker's command line (run in each state)")
-    p.add_argument("--max-states", type=int, default=2000, help="per model")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--max-states", type=int, default=2000, help="sets built per model, at most")
+    p.add_argument("--seed", type=int, default=1, help="of the random draws, where sets are sampled")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="checkers run at once "
+                   "(default: one per CPU)")
     p.add_argument("--scratch", default=None, help="where the states are built (default: TMPDIR)")
     p.add_argument("--keep", default=None, help="a new directory: the files of the broken state shown "
                    "(one model only)")
     p.add_argument("--csv", action="store_true")
     p.add_argument("log")
     args = p.parse_args(argv)
-    if args.max_states < 1:
-        p.error("--max-states must be at least 1")
+    if args.max_states < 1 or args.jobs < 1:
+        p.error("--max-states and --jobs must be at least 1")
     names = args.model.split(",")
     if args.keep and (os.path.lexists(args.keep) or len(names) > 1):
         p.error(f"--keep {args.keep}: already there, or more than one model")
@@ -478,15 +710,18 @@ def main(argv):
     models = [Model(m if os.sep in m or m.endswith(".model") else os.path.join(MODELS, m + ".model"))
               for m in names]
     init, calls = read_log(args.log)
+    base = Base(init, args.log)
     results, verdicts = [], {}
     scratch = tempfile.mkdtemp(prefix="crashstates.", dir=args.scratch)
+    checkers = Checkers(cmd, scratch, args.jobs)
     try:
         for model in models:
-            results.append(explore(model, init, calls, cmd, args, scratch, verdicts))
+            results.append(explore(model, base, calls, args, checkers, verdicts))
         first = results[0]["first"]
         if first and args.keep:
             materialise(first[4], args.keep)
     finally:
+        checkers.close()
         shutil.rmtree(scratch, ignore_errors=True)
     ncalls = len(calls)
     if args.csv:
@@ -494,15 +729,18 @@ def main(argv):
     for model, r in zip(models, results):
         first, points = r["first"], r["points"]
         if args.csv:
-            print(f"{model.name},{ncalls},{len(points)},{r['states']},{r['broken']},{r['sampled']},"
+            print(f"{model.name},{ncalls},{len(points)},{r['states']},{r['broken']},{r['sampled']['points']},"
                   f"{first[0][0] if first else ''}")
+            if r["sampled"]["points"]:
+                print(f"{PROG}: {args.log}, model {model.name}: " + share(r["sampled"]).format(seed=args.seed),
+                      file=sys.stderr)
             continue
         print(f"{PROG}: {args.log}, model {model.name}: {ncalls} calls, {len(points)} crash points, "
               f"{r['states']} states built, {r['broken']} broken"
-              + (f" (states sampled at {r['sampled']} crash points: {r['per_point']} of each)"
-                 if r["sampled"] else ""))
+              + (" (" + share(r["sampled"]).format(seed=args.seed) + ")" if r["sampled"]["points"] else
+                 ", every state the model allows"))
         if first:
-            (k, _, _), kept, durable, why, _ = first
+            (k, *_), kept, durable, why, _ = first
             print(f"the shortest way to a broken state: a crash after call {k} of {ncalls}"
                   + (" (after the program ended)" if k == len(points) - 1 else ""))
             print("\n".join(explain(calls, r["ops"], points, k, kept, durable)))

@@ -37,8 +37,8 @@ with one line naming the call (a log that lost them would show no broken
 state where there are): calls that change files in ways the kit does not
 model (copy_file_range, sendfile and splice into a file, a clone ioctl
 such as FICLONE, fallocate, a writable shared mmap of a file, io_uring,
-O_TMPFILE, RENAME_EXCHANGE, symbolic links, a directory renamed with
-files in it, a file moved in from outside the root), a write of more
+O_TMPFILE, RENAME_EXCHANGE, symbolic links, a file moved in from outside
+the root), a write of more
 than 16 MiB in one call (the data strace prints) and a log of more than
 64 MiB (what crashstates reads). O_DIRECT is said,
 and recorded as ordinary writes. Paths are taken as the program wrote
@@ -526,11 +526,10 @@ class Recorder:
         if to is None:
             self._unlink(frm, "unlink")
             return
-        if self.names.get(frm) in self.dirs and any(n.startswith(frm + "/") for n in self.names):
-            raise Refused(f"{call} of the directory {frm}, which holds files: the kit does not model it")
         if frm == to:
             return
-        self.names[to] = self.names.pop(frm)
+        for p in [p for p in self.names if p == frm or p.startswith(frm + "/")]:   # a directory: what is in it
+            self.names[to + p[len(frm):]] = self.names.pop(p)
         self.emit("rename", frm, to)
 
     def _unlink(self, rel, call):

@@ -24,11 +24,11 @@ setup() {
 	[ "$(head -1 $s)" = "strategy,records,model,calls,crash_points,states,broken,sampled_points,first_broken_after_call" ]
 	# strategy,model,broken: tiny's document is one block, so the counts are
 	# the fewest; in place and fflush always break, safe never
-	[ "$(tail -n +2 $s | cut -d, -f1,3,7 | tr '\n' ' ')" = "inplace,posix,3 inplace,ext4-ordered,3 \
-inplace,ext4-auto_da_alloc,3 fflush,posix,3 fflush,ext4-ordered,3 fflush,ext4-auto_da_alloc,3 \
-rename,posix,4 rename,ext4-ordered,4 rename,ext4-auto_da_alloc,3 fsync-rename,posix,2 \
-fsync-rename,ext4-ordered,1 fsync-rename,ext4-auto_da_alloc,1 safe,posix,0 safe,ext4-ordered,0 \
-safe,ext4-auto_da_alloc,0 log,posix,0 log,ext4-ordered,0 log,ext4-auto_da_alloc,0 " ]
+	[ "$(tail -n +2 $s | cut -d, -f1,3,7 | tr '\n' ' ')" = "inplace,posix,3 inplace,ext4-noauto_da_alloc,3 \
+inplace,ext4-ordered,3 fflush,posix,3 fflush,ext4-noauto_da_alloc,3 fflush,ext4-ordered,3 \
+rename,posix,4 rename,ext4-noauto_da_alloc,4 rename,ext4-ordered,3 fsync-rename,posix,2 \
+fsync-rename,ext4-noauto_da_alloc,1 fsync-rename,ext4-ordered,1 safe,posix,0 safe,ext4-noauto_da_alloc,0 \
+safe,ext4-ordered,0 log,posix,0 log,ext4-noauto_da_alloc,0 log,ext4-ordered,0 " ]
 	[ "$(ls data/lab6-logs | tr '\n' ' ')" = "fflush.log fsync-rename.log inplace.log log.log rename.log safe.log " ]
 	[ "$(head -1 $c)" = "strategy,trial,records,doc_bytes,saves,wall_s,us_per_save" ]
 	# 3 trials of each strategy, 20 records of 64 bytes, 3 saves or more, 50 ms or more
