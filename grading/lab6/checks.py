@@ -30,7 +30,7 @@ fsrecord = _kit_module("fsrecord")
 
 LAB = 6
 STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
-QUESTIONS = {"Q6.1": 2, "Q6.2": 3, "Q6.3": 2, "Q6.4": 3, "Q6.5": 2, "Q6.6": 2}
+QUESTIONS = {"Q6.1": 2, "Q6.2": 3, "Q6.3": 2, "Q6.4": 3, "Q6.5": 2, "Q6.6": 2, "Q6.7": 2, "Q6.8": 2}
 STATES_CSV = "data/lab6-states.csv"
 COST_CSV = "data/lab6-cost.csv"
 STATES_NUMBERS = ["records", "calls", "crash_points", "states", "broken", "sampled_points"]
