@@ -96,7 +96,7 @@ faults() {
 @test "fillcopy: --pages huge says plainly when transparent huge pages are off, and runs anyway" {
 	why=$(bwrap_starts) || skip "$why (it shows fillcopy a setting of never)"
 	local setting=/sys/kernel/mm/transparent_hugepage/enabled
-	[ -e "$setting" ] || skip "this kernel has no $setting"
+	[ -e "$setting" ] || skip "there is no $setting here (no /sys, as in a chroot, or a kernel without huge pages)"
 	echo "always madvise [never]" >never
 	run bwrap --dev-bind / / --ro-bind never "$setting" "$BIN/fillcopy" -s 1M --pages huge --verify
 	[ "$status" -eq 0 ]
