@@ -50,16 +50,20 @@ static inline unsigned char *map_pages(size_t n, bool huge, int *refused)
 
 /*
  * After map_pages(huge): says plainly, on stderr, when the system will not
- * give huge pages: a kernel without them, advice refused, or
- * transparent_hugepage set to "never"; the line ends with ": the buffers
- * get 4 KiB pages" and then tail. Where the system allows them, the kernel
- * may still map 4 KiB pages when it finds no free 2 MiB.
+ * give huge pages: a kernel without them (it refuses the advice, EINVAL),
+ * advice refused, or transparent_hugepage set to "never"; the line ends
+ * with ": the buffers get 4 KiB pages" and then tail. Where the setting
+ * cannot be read but the advice was taken (a chroot or container without
+ * /sys), the line says so, and that whether they are given cannot be
+ * told. Where the system allows them, the kernel may still map 4 KiB
+ * pages when it finds no free 2 MiB.
  */
 static inline void say_if_no_huge_pages(int refused, const char *tail)
 {
 	static const char setting[] = "/sys/kernel/mm/transparent_hugepage/enabled";
 	char line[128] = "";
 	FILE *f = fopen(setting, "r");
+	int open_errno = errno;
 
 	if (f != NULL) {
 		if (fgets(line, sizeof line, f) == NULL)
@@ -67,9 +71,15 @@ static inline void say_if_no_huge_pages(int refused, const char *tail)
 		fclose(f);
 		line[strcspn(line, "\n")] = '\0';
 	}
-	if (f == NULL)
-		fprintf(stderr, "%s: --pages huge: this kernel has no transparent huge pages (no %s)",
-			iolab_prog, setting);
+	if (f == NULL && refused == 0) {
+		fprintf(stderr, "%s: --pages huge: %s: %s: the kernel took the advice; "
+			"whether it gives huge pages cannot be told here\n",
+			iolab_prog, setting, strerror(open_errno));
+		return;
+	}
+	if (refused == EINVAL)
+		fprintf(stderr, "%s: --pages huge: this kernel has no transparent huge pages "
+			"(MADV_HUGEPAGE: %s)", iolab_prog, strerror(refused));
 	else if (refused != 0)
 		fprintf(stderr, "%s: --pages huge: the kernel refused MADV_HUGEPAGE (%s)",
 			iolab_prog, strerror(refused));

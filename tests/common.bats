@@ -89,7 +89,9 @@ load helpers
 @test "timing: a 50 ms sleep takes >= 50 ms elapsed and little CPU" {
 	run "$UNIT" timing
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == "wall: 0.0"* ]]
+	# in seconds: 0.05 and more, and (even on a busy machine, where the
+	# sleep ends late: 0.118 s beside four other test runs on 2 cores) under 1
+	[[ ${lines[0]} =~ ^wall:\ 0\.[0-9]+\ s$ ]]
 }
 
 @test "stats: median, mean, sample stddev and t-based 95% interval on known samples" {
@@ -270,8 +272,16 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 @test "machine.sh: the scratch file system and its mount options; without findmnt (a chroot), ext4 named from statfs, not ext2/ext3" {
 	[ "$(stat -f -c %T .)" = ext2/ext3 ] || skip "the test's folder is not on ext4 but $(stat -f -c %T .)"
 	bash "$ROOT/common/machine.sh" . m.txt
-	grep -qx "scratch_dir_fs: $(findmnt -n -o FSTYPE --target . | tail -1)" m.txt
-	grep -qx "scratch_dir_mount_options: $(findmnt -n -o OPTIONS --target . | tail -1)" m.txt
+	local fs
+	fs=$(findmnt -n -o FSTYPE --target . | tail -1)
+	if [ -n "$fs" ]; then
+		grep -qx "scratch_dir_fs: $fs" m.txt
+		grep -qx "scratch_dir_mount_options: $(findmnt -n -o OPTIONS --target . | tail -1)" m.txt
+	else
+		# the tests run in a chroot: findmnt sees no mount of the folder
+		grep -qx 'scratch_dir_fs: ext4' m.txt
+		grep -qx 'scratch_dir_mount_options: unknown (findmnt cannot see the mount here: a chroot?)' m.txt
+	fi
 	# a PATH without findmnt, as in a chroot, where it finds no mount
 	mkdir path
 	for cmd in bash stat basename readlink date uname sed awk getconf cat head tail ldd mv rm cc; do
