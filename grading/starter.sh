@@ -146,7 +146,7 @@ strip() {
 }
 
 # What goes into the starter, relative to the kit (and below: plot/*.gp,
-# data/reference/, docs/speed-goals.md).
+# data/reference/, docs/speed-goals.md and docs/platforms.md).
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
 
 # looks_like_starter DIR: DIR is a starter this tool made, safe to replace.
@@ -211,7 +211,9 @@ make_starter() {
 	mkdir -p "$tmp/plot" "$tmp/data"
 	cp plot/*.gp "$tmp/plot/"
 	# of docs/, only what the students' README links to
-	[ ! -e docs/speed-goals.md ] || { mkdir -p "$tmp/docs" && cp docs/speed-goals.md "$tmp/docs/"; }
+	for doc in docs/speed-goals.md docs/platforms.md; do
+		[ ! -e "$doc" ] || { mkdir -p "$tmp/docs" && cp "$doc" "$tmp/docs/"; }
+	done
 	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
 	# The README's last section is for instructors, about tools students do
 	# not get: the starter's README ends before it.
