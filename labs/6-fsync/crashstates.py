@@ -729,8 +729,9 @@ def main(argv):
     for model, r in zip(models, results):
         first, points = r["first"], r["points"]
         if args.csv:
+            # flushed: its note on stderr follows the row it is about
             print(f"{model.name},{ncalls},{len(points)},{r['states']},{r['broken']},{r['sampled']['points']},"
-                  f"{first[0][0] if first else ''}")
+                  f"{first[0][0] if first else ''}", flush=True)
             if r["sampled"]["points"]:
                 print(f"{PROG}: {args.log}, model {model.name}: " + share(r["sampled"]).format(seed=args.seed),
                       file=sys.stderr)
