@@ -42,6 +42,7 @@ inside bubblewrap, or, with --unsafe-no-sandbox, as itself (and says so).
 import ctypes
 import errno
 import fcntl
+import math
 import os
 import platform
 import resource
@@ -969,7 +970,10 @@ class Sandbox:
                 argv = [SETPRIV, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--", *argv]
             argv = tracer.command(**trace, env=env) + argv
             env = {}
-        limits = ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
+        # Whole seconds: a check near its time limit hands its programs what
+        # is left of it, a float, which setrlimit refuses (the grader broke on
+        # the check, in the child, as "Exception occurred in preexec_fn").
+        limits = ((resource.RLIMIT_CPU, math.ceil(cpu)), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
                   (resource.RLIMIT_AS, address_space), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),
                   (resource.RLIMIT_CORE, 0))
         # Not on strace either (the filter refuses ptrace): a traced
