@@ -83,7 +83,8 @@ def grade_mutant(lab, m, title, times, grade_options):
         # why: the grader's own notes and a failed build's lines (its first
         # ones, above the checks that could not run), then the end
         said = (out + p.stderr).splitlines()
-        why = [i for i, line in enumerate(said) if line.startswith("grade.sh:") or ": build " in line and ": FAIL " in line]
+        why = [i for i, line in enumerate(said)
+               if line.startswith("grade.sh:") or (": build " in line and ": FAIL " in line)]
         lines += ["    " + line for i in why[:3] for line in said[i:i + 4]]
         lines += ["    " + line for line in said[-12:]]
     return ok, lines
