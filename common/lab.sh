@@ -10,7 +10,35 @@
 #   TRIALS   how many times each measurement is repeated (each lab has its
 #            default; more trials narrow a busy machine's spread)
 #   PREDICTIONS  the student's predictions (default predictions.md)
-set -euo pipefail
+#
+# A lab runs under `set -euo pipefail`: a command that fails, an unset
+# variable, or any command of a pipeline that fails stops the lab. The last
+# includes a writer killed by SIGPIPE because its reader stopped early
+# (`yes | head -1` fails: yes is killed), so read all of a program's output or
+# write `|| true` where an early stop is meant. The stop is named by
+# lab_failed, below.
+set -eEuo pipefail
+
+# lab_failed LINE COMMAND: says where a lab stopped and why, on stderr, so
+# that "make labN" never fails with no error above. Run by the ERR trap (the
+# E of set -eE hands it to functions and subshells too), which bash runs for
+# exactly the failures that stop the lab; inside $(...) it keeps quiet, and
+# the line that holds the $(...) is named when it fails there.
+lab_failed() {
+	local status=$? pipe=("${PIPESTATUS[@]}") file=${BASH_SOURCE[1]#"$kit"/} code why=() text
+	[ "$BASH_SUBSHELL" -eq 0 ] || return "$status"
+	for code in "${pipe[@]}"; do
+		if [ "$code" -gt 128 ]; then why+=("killed by SIG$(kill -l $((code - 128)))"); else why+=("exit status $code"); fi
+	done
+	if [ ${#why[@]} -eq 1 ]; then
+		text="'$2' failed (${why[0]})"
+	else	# a pipeline: BASH_COMMAND is its last command
+		text=$(printf '%s, ' "${why[@]}")
+		text="the pipeline that ends with '$2' failed (from left to right: ${text%, })"
+	fi
+	echo "$(basename "$0" .sh) stopped at line $1 of $file: $text" >&2
+}
+trap 'lab_failed "$LINENO" "$BASH_COMMAND"' ERR
 
 # Paths given by the caller are relative to where the caller stands; the
 # defaults are relative to the kit, where the lab runs.

@@ -256,6 +256,29 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 	[ "$output" = "labs/4-writers/columns.csv declares no column of lab4-other.csv" ]
 }
 
+@test "lab.sh: a lab that stops says at which line, which command and how it ended" {
+	# A toy lab script; what make runs would then say "lab7 failed (its error is above)".
+	printf '%s\n' 'source "$1/common/lab.sh"' 'case $2 in' \
+		'pipe) yes | head -1 >/dev/null ;;' 'function) f() { cat "$SCRATCH/none"; }; f ;;' \
+		'substitution) n=$(grep -c x "$SCRATCH/none") ;;' 'handled) grep -qs x "$SCRATCH/none" || true ;;' \
+		'esac' 'echo reached' >lab7.sh
+	run env SCRATCH="$BATS_TEST_TMPDIR/s" bash lab7.sh "$ROOT" pipe
+	[ "$status" -eq 141 ]
+	[ "$output" = "lab7 stopped at line 3 of lab7.sh: the pipeline that ends with 'head -1 > /dev/null' failed (from left to right: killed by SIGPIPE, exit status 0)" ]
+	run env SCRATCH="$BATS_TEST_TMPDIR/s" bash lab7.sh "$ROOT" function
+	[ "$status" -eq 1 ]
+	[ "${lines[1]}" = "lab7 stopped at line 4 of lab7.sh: 'cat \"\$SCRATCH/none\"' failed (exit status 1)" ]
+	# inside $(...): one line, naming the line that holds it
+	run env SCRATCH="$BATS_TEST_TMPDIR/s" bash lab7.sh "$ROOT" substitution
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[1]} == "lab7 stopped at line 5 of lab7.sh: 'n=\$(grep -c x \"\$SCRATCH/none\")' failed (exit status 2)" ]]
+	# a failure the script handles says nothing
+	run env SCRATCH="$BATS_TEST_TMPDIR/s" bash lab7.sh "$ROOT" handled
+	[ "$status" -eq 0 ]
+	[ "$output" = reached ]
+}
+
 @test "plot.sh: a figure script that sets its own output is refused, naming it, with no PNG left" {
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed (make deps)"
 	printf 'set terminal pngcairo\nset output "elsewhere.png"\nplot x\n' >own.gp
