@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# run.sh [--all] [NAME|FILE.bats...] - runs the test suite, two files at a
-# time (TEST_JOBS=N), then a tally per file (passed/tests, seconds elapsed
-# and of CPU, how many were skipped) and one line "N passed, N failed, N
-# skipped". The suite is every .bats file in tests/ (the kit's own:
+# run.sh [--all] [NAME|FILE.bats...] - runs the test suite, a file per
+# core at a time (at least 2; TEST_JOBS=N), then a tally per file
+# (passed/tests, seconds elapsed and of CPU, how many were skipped) and
+# one line "N passed, N failed, N skipped". The suite is every .bats file in tests/ (the kit's own:
 # common/, make labs, handin), labs/*/tests/ (each lab's programs and lab
 # script) and, in the instructor's kit, grading/tests/ and
 # grading/labN/tests/ (the grader's). Without --all and names, the grader's
@@ -73,12 +73,14 @@ if [ -x "$python" ] && [ "$python" != "$(command -v python3)" ]; then
 	mkdir "$out/python" && ln -s "$python" "$out/python/python3" && PATH=$out/python:$PATH
 fi
 
-# TEST_JOBS files run at once (default 2: much of the suite waits on time
-# limits and sandboxes, not on the CPU); each file's output is printed
+# TEST_JOBS files run at once (default: one per core, at least 2, since
+# much of the suite waits on time limits and sandboxes, not on the CPU;
+# the grader's suites grade with -j 2 each); each file's output is printed
 # whole when it ends. The hostile suite runs last, once no other file
 # grades: it checks that nothing of any grading is left running or on
 # disk. Files that grade nothing run beside it.
-jobs=${TEST_JOBS:-2}
+cores=$(nproc 2>/dev/null || echo 2)
+jobs=${TEST_JOBS:-$((cores > 2 ? cores : 2))}
 # run_file FILE: its TAP output, exit status, and seconds elapsed and of
 # CPU (user + system, its processes together).
 run_file() {
