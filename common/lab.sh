@@ -198,10 +198,37 @@ lab_begin() {
 		exit 4
 	fi
 	echo "== $title (SCALE=$SCALE, files in $SCRATCH)"
+	keep_earlier_run
 	bash common/machine.sh "$SCRATCH" "$DATA/machine.txt"
 	"$PYTHON" common/predict.py remind "$PREDICTIONS" "$LAB_N"
 	LAB_LOAD=$(scratch_file ".load.$$")
 	"$PYTHON" common/load.py start "$LAB_LOAD" $$
+}
+
+# keep_earlier_run: moves the results of the lab's earlier run, if any, out
+# of the way, saying where in one line, so that a rerun never replaces
+# numbers a student may have quoted: into DATA/previous/labN-TIME/ (TIME:
+# when that run wrote its newest file), its files as they were named. They
+# are DATA/labN.csv and DATA/labN-* (Lab 6's logs too, but not lab6-real/,
+# which make lab6-real writes), and, when DATA is the kit's, the figures
+# drawn from them, plot/labN-*.png (make redraws them after the lab).
+keep_earlier_run() {
+	local earlier=() file base dest n=1
+	for file in "$DATA/lab$LAB_N.csv" "$DATA/lab$LAB_N"-*; do
+		[ -e "$file" ] && [ "$file" != "$DATA/lab$LAB_N-real" ] && earlier+=("$file")
+	done
+	[ ${#earlier[@]} -gt 0 ] || return 0
+	if [ "$DATA" = "$kit/data" ]; then
+		for file in plot/lab"$LAB_N"-*.png; do
+			[ -e "$file" ] && earlier+=("$file")
+		done
+	fi
+	base="$DATA/previous/lab$LAB_N-$(date -r "$(ls -td "${earlier[@]}" | head -1)" +%Y-%m-%d-%H%M%S)"
+	dest=$base
+	while [ -e "$dest" ]; do dest=$base-$((++n)); done
+	mkdir -p "$dest"
+	mv "${earlier[@]}" "$dest"/
+	echo "Lab $LAB_N's earlier results are kept in ${dest#"$kit"/}/ (this run writes new ones)"
 }
 
 # lab_end [--spread CSV:BY+BY:VALUE[:COL=V]]... [-- KEY=MEASURED...]: the

@@ -86,9 +86,13 @@ static void add_line(int ch)
 	/* END SOLUTION */
 	/* STUB
 	// TODO: count the line (st.lines); a line of the run's character makes the
-	// run longer; any other ends the run (end_run(), and in the default output
-	// a "Change on line" line in the source's format) and starts a new one at
-	// this line (st.ch, st.start, st.length).
+	// run longer; any other ends the run and starts a new one at this line
+	// (st.ch, st.start, st.length). Ending a run: end_run(), then, in the
+	// default output (st.output == CHANGES), one line in the source's format:
+	//   printf("Change on line %7" PRIu64 " - %c's: %" PRIu64 "\n",
+	//          st.lines, st.ch, st.length);
+	// with st.lines already this line's number and st.ch, st.length still
+	// the ended run's: "Change on line    2049 - A's: 2048".
 	not_written("add_line(): counting the runs");
 	*/
 }

@@ -124,8 +124,10 @@ static void fill_xoshiro(struct worker *w, size_t i, size_t end)
 	/* END SOLUTION */
 	/* STUB
 	// TODO: fill buf[i, end) from this thread's own generator, w->rng (rng.h):
-	// 8 bytes per rng_next(), and the last 1 to 7 bytes too. Work on local
-	// copies of w->rng and of buf (see fill()).
+	// each rng_next() gives the next 8 bytes, memcpy'd as the machine stores
+	// the uint64_t (its byte order); the last 1 to 7 bytes are the first
+	// bytes of one more rng_next(). Work on local copies of w->rng and of
+	// buf (see fill()).
 	not_written("fill_xoshiro(): the per-thread generator (--rng xoshiro)");
 	*/
 }
@@ -139,7 +141,8 @@ static void seed_worker(size_t k)
 	workers[k].seed = (unsigned)k + 1;
 	/* END SOLUTION */
 	/* STUB
-	// TODO: seed both of thread k's generators with k + 1: every thread its
+	// TODO: seed both of thread k's generators with k + 1 (rng_seed() for
+	// workers[k].rng; workers[k].seed is rand_r()'s state itself): every thread its
 	// own stream, the same on every run (the grader compares the bytes).
 	not_written("seed_worker(): seeding each thread's generators");
 	*/

@@ -54,8 +54,11 @@ static void make_offsets(const struct config *c, struct rng *r, uint64_t *off)
 	/* END SOLUTION */
 	/* STUB
 	// TODO: set off[0 .. c->ios - 1], where each I/O of c->io bytes starts, as
-	// the comment at the top says for seq, stride and random (rng_below(r, N)
-	// from rng.h). Every I/O must end inside the file (c->file bytes).
+	// the comment at the top says for seq, stride and random. Every I/O ends
+	// inside the file (c->file bytes): seq and stride go back to 0 after the
+	// last whole I/O that fits (seq's stride is c->io); random draws one
+	// rng_below(r, c->file / c->io) per I/O, in order, times c->io. The
+	// grader compares --print-offsets' lines with the kit's, seed for seed.
 	not_written("make_offsets(): the offsets of the I/Os");
 	*/
 }

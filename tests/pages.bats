@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# Every command of every lab page runs as printed, as a student who is not
+# root would type it, in a copy of the kit of their own, at SCALE=tiny.
+#
+# The pages' convention: every ```sh block of labs/N-topic/README.md holds
+# commands a student types, in order, in one shell that starts in the kit
+# (a `cd` carries over to the next command). Each command must exit 0; one
+# that is meant to fail ends with `; echo "exit $?"`, so that the student
+# sees its status. Blocks that show output, or a template with parts to
+# fill in, are ```text, and are not run. Commands in the prose (`make
+# validate`, which runs for minutes) are not run either.
+
+load helpers
+
+# page_commands PAGE: PAGE's ```sh blocks as a bash script: each command
+# (lines joined until bash reads a whole command: a continued line, a
+# for loop) followed by a check of its exit status that names the page's
+# line and stops the script.
+page_commands() {
+	local page=$1 n line cmd='' first=0
+	while IFS= read -r line; do
+		n=${line%%:*} line=${line#*:}
+		[ -n "$cmd" ] || first=$n
+		cmd+=$line$'\n'
+		[[ $line != *\\ ]] && bash -n <<<"$cmd" 2>/dev/null || continue
+		printf '%s' "$cmd"
+		# shellcheck disable=SC2016 # expanded when the script runs
+		printf 's=$?; [ "$s" -eq 0 ] || { echo "%s:%s: exit $s: %s" >&2; exit 1; }\n' \
+			"$page" "$first" "$(head -1 <<<"$cmd" | sed 's/[%\\"$`]/./g')"
+		cmd=''
+	done < <(awk '
+		/^ *```sh *$/ { match($0, /^ */); indent = RLENGTH; inb = 1; next }
+		inb && /^ *```/ { inb = 0; next }
+		inb && NF { print NR ":" substr($0, indent + 1) }' "$page")
+	[ -z "$cmd" ] || { echo "$page:$first: a command that never ends: $cmd" >&2; return 1; }
+}
+
+# as_student COMMAND...: runs COMMAND as the student: this user, or, when
+# the tests run as root, the user nobody (with a home of its own).
+as_student() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u nobody -- env HOME="$STUDENT_HOME" "$@"
+	else
+		"$@"
+	fi
+}
+
+setup_file() {
+	# the student's copy of the kit: the files git knows (in a kit that is
+	# not a clone, every file but the build's and the runs'), owned by the
+	# student, in a folder the student can reach (bats' own is root's, 0700)
+	export STUDENT_TOP
+	STUDENT_TOP=$(mktemp -d "${TMPDIR:-/tmp}/iolab-pages.XXXXXX")
+	export STUDENT_HOME=$STUDENT_TOP/home KIT=$STUDENT_TOP/kit
+	mkdir -p "$KIT" "$STUDENT_HOME"
+	(
+		cd "$ROOT" || exit 1
+		{ git ls-files 2>/dev/null || find . \( -name bin -o -name build -o -name data -o -name scratch -o -name dist -o -name .git \) -prune -o -type f -print; } |
+			tar -cf - -T - | tar -xf - -C "$KIT"
+		# the programs as built here, their times kept, so that the page's
+		# `make` finds them up to date rather than build the kit again
+		# (CI's time: make test has just built them from these sources)
+		cp -Rp bin build "$KIT"/ 2>/dev/null || true
+	)
+	# but not the Python tools' wrappers, which name this kit's path
+	grep -lF "$ROOT/" "$KIT"/bin/* 2>/dev/null | xargs -r rm -f
+	mkdir -p "$KIT/data"
+	[ "$(id -u)" -ne 0 ] || chown -R nobody: "$STUDENT_TOP"
+	chmod 755 "$STUDENT_TOP"
+}
+
+teardown_file() {
+	rm -rf "$STUDENT_TOP"
+}
+
+# run_page N: runs lab N's page's commands in the student's kit.
+run_page() {
+	local page
+	page=$(cd "$ROOT" && echo labs/"$1"-*/README.md)
+	page_commands "$ROOT/$page" >"$BATS_TEST_TMPDIR/script" || return 1
+	sed -i "s|$ROOT/||" "$BATS_TEST_TMPDIR/script"
+	chmod 644 "$BATS_TEST_TMPDIR/script"
+	cp "$BATS_TEST_TMPDIR/script" "$STUDENT_TOP/lab$1.sh"
+	# bounded: a command that waits forever fails instead of hanging
+	# the smallest sizes: SCALE for the labs, MAX_STATES for make lab6-real
+	run as_student env -C "$KIT" SCALE=tiny MAX_STATES=100 timeout 900 bash "$STUDENT_TOP/lab$1.sh"
+	[ "$status" -eq 0 ] || { echo "$output" | tail -20; return 1; }
+}
+
+@test "the pages' commands: every block is sh or text, and the sh blocks parse into whole commands" {
+	for page in "$ROOT"/labs/*/README.md; do
+		# a bare ``` opening a block says nothing of what it holds
+		! awk '/^ *```/ { if (!inb && $0 !~ /```(sh|text) *$/) { print FILENAME ":" NR ": a block opens without sh or text"; bad = 1 } inb = !inb } END { exit bad }' "$page"
+		script=$(page_commands "$page")
+		# every page but a lab's without steps has commands
+		[ "$(grep -c '^s=\$?' <<<"$script")" -gt 0 ]
+	done
+	# the script stops at a failing command, naming the page's line
+	printf '# page\n\n```sh\ntrue\nfor x in a b; do\n  false\ndone\necho never\n```\n' >page.md
+	run bash -c "$(page_commands page.md)"
+	[ "$status" -eq 1 ]
+	[ "$output" = "page.md:5: exit 1: for x in a b; do" ]
+}
+
+@test "Lab 1's page: every command runs as printed" {
+	needs writer launch runs
+	run_page 1
+}
+
+@test "Lab 2's page: every command runs as printed" {
+	needs writer launch runs flock-writer lockbench
+	run_page 2
+}
+
+@test "Lab 3's page: every command runs as printed" {
+	needs fillcopy membw
+	run_page 3
+}
+
+@test "Lab 4's page: every command runs as printed" {
+	needs pwriters datagen
+	run_page 4
+}
+
+@test "Lab 5's page: every command runs as printed" {
+	needs iopattern
+	run_page 5
+}
+
+@test "Lab 6's page: every command runs as printed" {
+	needs saver	# fsrecord and crashstates are the kit's, in Python
+	run_page 6
+}
