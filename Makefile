@@ -106,36 +106,14 @@ liburing:
 	@[ -n "$(IOLAB_NO_URING)" ] || bash common/deps.sh liburing || \
 	  echo "(iopattern is built without io_uring: --iodepth will say so, and Lab 5 leaves it out)"
 
-# run_labs LAB...: python3 is checked (the lab scripts need it; deps.sh
-# installs it or says how), every program is built that builds (make -k),
-# then every lab runs, even after one has failed, then the figures (each
-# that can be drawn: make -k) and the summary, which ends with what is
-# missing and the command that fixes it; the exit status says whether
-# every lab finished and every figure was drawn. A lab that exits 3 stopped at a
-# program that is still to be written (not_written() in common/iolab.h);
-# one that exits 4 did not start, a program it runs not built (lab_begin
-# in common/lab.sh): a program that does not build (a new compiler's
-# warning) stops only the labs that run it. Without gnuplot no figure is
-# tried (deps.sh says how to install it, once), and the summary says so
-# again at the end.
-run_labs = @failed= unwritten= unbuilt=; \
-	bash common/deps.sh python3 || exit 1; \
-	$(MAKE) -k --no-print-directory all || echo "(some programs did not build, above: the labs that run them will not run)"; \
-	for lab in $(1); do \
-	  bash labs/*/$$lab.sh; status=$$?; \
-	  if [ $$status -eq 3 ]; then unwritten="$$unwritten $$lab"; \
-	  elif [ $$status -eq 4 ]; then unbuilt="$$unbuilt $$lab"; \
-	  elif [ $$status -ne 0 ]; then failed="$$failed $$lab"; fi; \
-	done; \
-	if bash common/deps.sh gnuplot; then $(MAKE) -k --no-print-directory $(2); fi; \
-	bash common/summary.sh --failed "$$failed" --unwritten "$$unwritten" --unbuilt "$$unbuilt" $(1)
-
+# make labs and make labN: common/run-labs.sh builds what builds, runs each
+# lab even after one has failed, draws the figures and prints the summary.
 labs:
-	$(call run_labs,$(LAB_TARGETS),plot)
+	@MAKE='$(MAKE)' bash common/run-labs.sh plot $(LAB_TARGETS)
 
 # A lab redraws its own figures only: plot-labN.
 $(LAB_TARGETS):
-	$(call run_labs,$@,plot-$@)
+	@MAKE='$(MAKE)' bash common/run-labs.sh plot-$@ $@
 
 # Lab 6, step 7: the crash states of programs students have (sqlite3, git,
 # a Python save), into data/lab6-real/.
@@ -179,27 +157,11 @@ check: $(addprefix bin-asan/,$(PROGRAMS)) build/asan/test-common $(addprefix bin
 	@if [ -n "$(CHECK_TSAN)" ]; then echo "== ThreadSanitizer: $(CHECK_TSAN)"; \
 	  BIN=bin-tsan bash tests/run.sh $(CHECK_TSAN); fi
 
-# The kit's own files, found from the tree (the fixtures under grading/tests/ are
-# test data, some hostile on purpose): shellcheck on every shell script (by
-# extension, or an extensionless file with a sh/bash shebang), pyflakes and
-# pycodestyle (setup.cfg) on the Python, cppcheck on the C. One line per
-# tool; any finding fails. A missing tool: deps.sh installs it or names its
-# package. No formatter runs as a check: clang-format cannot reproduce the
-# kit's C layout without moving the students' marked regions and the text
-# the mutants in grading/ edit; .clang-format only tells editors the style.
-# Instructors only (setup.cfg is not in the starter, and a student's stubs
-# are not the kit's code to hold to this).
-ifneq ($(wildcard grading/starter.sh),)
-LINT_FIND := find . \( -path ./.git -o -path ./grading/tests/fixtures -o -path ./bin -o -path ./bin-asan -o -path ./bin-tsan -o -path ./build -o -path ./dist -o -path ./$(SCRATCH) \) -prune -o -type f
+# Instructors: shellcheck, pyflakes, pycodestyle and cppcheck over the kit's
+# own files (grading/lint.sh).
+ifneq ($(wildcard grading/lint.sh),)
 lint:
-	@bash common/deps.sh shellcheck pyflakes3 pycodestyle cppcheck >&2
-	@echo "== shellcheck -S warning"; { $(LINT_FIND) \( -name '*.sh' -o -name '*.bash' \) -print; \
-	  $(LINT_FIND) ! -name '*.*' -print | while read -r f; do head -n1 "$$f" | grep -qE '^#!.*\b(ba)?sh\b' && echo "$$f"; done; } | \
-	  sort | xargs -r shellcheck -S warning
-	@echo "== pyflakes"; $(LINT_FIND) -name '*.py' -print | sort | xargs -r pyflakes3
-	@echo "== pycodestyle (setup.cfg)"; $(LINT_FIND) -name '*.py' -print | sort | xargs -r pycodestyle
-	@echo "== cppcheck"; $(LINT_FIND) -name '*.c' -print | sort | xargs -r cppcheck --error-exitcode=1 \
-	  --enable=warning,portability --std=c11 -Icommon --quiet --inline-suppr
+	@bash grading/lint.sh
 else
 lint:
 	@echo "make lint: the kit's own lint runs in the instructor's kit" >&2; exit 2

@@ -2,38 +2,14 @@
 # Every command of every lab page runs as printed, as a student who is not
 # root would type it, in a copy of the kit of their own, at SCALE=tiny.
 #
-# The pages' convention: every ```sh block of labs/N-topic/README.md holds
-# commands a student types, in order, in one shell that starts in the kit
-# (a `cd` carries over to the next command). Each command must exit 0; one
-# that is meant to fail ends with `; echo "exit $?"`, so that the student
-# sees its status. Blocks that show output, or a template with parts to
-# fill in, are ```text, and are not run. Commands in the prose (`make
-# validate`, which runs for minutes) are not run either.
+# The pages' convention is tests/page-commands.sh's, which turns a page
+# into the script run here. Commands in the prose (`make validate`, which
+# runs for minutes) are not run. CI runs the pages once, as its student
+# (.ci/as-student), and leaves this file out.
 
 load helpers
 
-# page_commands PAGE: PAGE's ```sh blocks as a bash script: each command
-# (lines joined until bash reads a whole command: a continued line, a
-# for loop) followed by a check of its exit status that names the page's
-# line and stops the script.
-page_commands() {
-	local page=$1 n line cmd='' first=0
-	while IFS= read -r line; do
-		n=${line%%:*} line=${line#*:}
-		[ -n "$cmd" ] || first=$n
-		cmd+=$line$'\n'
-		[[ $line != *\\ ]] && bash -n <<<"$cmd" 2>/dev/null || continue
-		printf '%s' "$cmd"
-		# shellcheck disable=SC2016 # expanded when the script runs
-		printf 's=$?; [ "$s" -eq 0 ] || { echo "%s:%s: exit $s: %s" >&2; exit 1; }\n' \
-			"$page" "$first" "$(head -1 <<<"$cmd" | sed 's/[%\\"$`]/./g')"
-		cmd=''
-	done < <(awk '
-		/^ *```sh *$/ { match($0, /^ */); indent = RLENGTH; inb = 1; next }
-		inb && /^ *```/ { inb = 0; next }
-		inb && NF { print NR ":" substr($0, indent + 1) }' "$page")
-	[ -z "$cmd" ] || { echo "$page:$first: a command that never ends: $cmd" >&2; return 1; }
-}
+page_commands() { bash "$ROOT/tests/page-commands.sh" "$1"; }
 
 # as_student COMMAND...: runs COMMAND as the student: this user, or, when
 # the tests run as root, the user nobody (with a home of its own).
