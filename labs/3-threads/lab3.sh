@@ -132,8 +132,9 @@ echo
 	--title "Medians: fillcopy, 1, 2 and $max_threads threads (data/lab3.csv; wall_s/passes: seconds per pass over $size)" \
 	--where threads=1,2,"$max_threads" --where phase=fill,copy --by rng,pages,prefault,phase,threads,passes \
 	--values wall_s/passes,cpu_s/passes,mib_s,faults
-"$PYTHON" common/table.py "$DATA/lab3.csv" --title "Medians: the dump, xoshiro, prefaulted" \
-	--where rng=xoshiro --where prefault=1 --where phase=dump --by threads --values wall_s,mib_s
+"$PYTHON" common/table.py "$DATA/lab3.csv" \
+	--title "Medians: the dump, xoshiro, prefaulted (wall_s/passes: seconds per pass over the files)" \
+	--where rng=xoshiro --where prefault=1 --where phase=dump --by threads,passes --values wall_s/passes,mib_s
 "$PYTHON" common/table.py "$DATA/lab3-membw.csv" --title "Medians: membw, the ceiling (data/lab3-membw.csv)" \
 	--by op,threads,passes --values wall_s/passes,mib_s
 lab_end --spread "$DATA/lab3.csv:rng+pages+prefault+phase+threads:mib_s" -- \
