@@ -223,8 +223,8 @@ def main():
                      f"(TRIALS=10 make {label}); the longer settings' medians mean something.")
     if not busy_now and not noisy and not short:
         lines.append("   quiet enough: the medians above mean something; their (min-max) is the spread.")
-    facts["busy_cause"] = " ".join(w for w, on in (("programs", others > BUSY_CORES),
-                                                  ("steal", (stolen or 0) > BUSY_STEAL)) if on) or "none"
+    causes = (("programs", others > BUSY_CORES), ("steal", (stolen or 0) > BUSY_STEAL))
+    facts["busy_cause"] = " ".join(w for w, on in causes if on) or "none"
     facts["verdict"] = " ".join(w for w, on in (("busy", busy_now), ("noisy", noisy), ("short", short)) if on) or "quiet"
     print("\n".join(lines))
     tmp = out + ".tmp"

@@ -55,7 +55,10 @@ set autoscale x
 set xtics auto
 # room below 0 for a name under the points (the tics start at 0)
 set yrange [-1:*]
-set ytics 0, 1
+# a tic per state while they are few; beyond 10, gnuplot's own steps (a
+# tic per integer up to 61 wrote them over one another)
+stats states using 'broken' nooutput
+if (STATS_max <= 10) { set ytics 0, 1 } else { set ytics 0, (STATS_max <= 50 ? 5 : 10) }
 set offsets graph 0.05, graph 0.1, 1, 0
 unset key
 # (each model's points are nudged up or down by 0.15 so that none hides
