@@ -209,7 +209,8 @@ def main():
         widest = max(widest or 0, top[0])
         widest_long = max(widest_long or 0, long[0] if long else 0)
     label = lab.lower().replace(" ", "")
-    busy_now = bool(busy_lines(others, stolen, label))
+    causes = (("programs", others > BUSY_CORES), ("steal", (stolen or 0) > BUSY_STEAL))
+    busy_now = any(on for _, on in causes)
     noisy = widest_long is not None and widest_long > NOISY_SPREAD
     short = not noisy and widest is not None and widest > NOISY_SPREAD
     lines += busy_lines(others, stolen, label)
@@ -223,7 +224,6 @@ def main():
                      f"(TRIALS=10 make {label}); the longer settings' medians mean something.")
     if not busy_now and not noisy and not short:
         lines.append("   quiet enough: the medians above mean something; their (min-max) is the spread.")
-    causes = (("programs", others > BUSY_CORES), ("steal", (stolen or 0) > BUSY_STEAL))
     facts["busy_cause"] = " ".join(w for w, on in causes if on) or "none"
     facts["verdict"] = " ".join(w for w, on in (("busy", busy_now), ("noisy", noisy), ("short", short)) if on) or "quiet"
     print("\n".join(lines))
