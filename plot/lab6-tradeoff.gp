@@ -4,8 +4,7 @@
 # per strategy, one bar per persistence model. Right: the median time per
 # save (log scale) against those broken states, a point per strategy and
 # model (shape: strategy, colour: model): down and to the left is cheap and
-# safe, and only safe and log get
-# to zero, by paying for fsync.
+# safe, and only safe and log get to zero, by paying for fsync.
 # size: 1200,560
 set termoption noenhanced	# strategy and model names as written
 set datafile separator ','
