@@ -12,7 +12,7 @@
 # In each trial, right after the prefaulted xoshiro runs, membw: the
 # machine's store and copy bandwidth with prefaulted buffers at each thread
 # count, the ceiling for the fill and the copy.
-# A prefaulted xoshiro fill and copy, and membw, go over the buffer
+# A prefaulted xoshiro fill, copy and dump, and membw, go over the buffer
 # several times in one timed phase (--passes, calibrated at the start with
 # one thread), so that each lasts long enough to time at 2 threads too: one
 # pass over 64 MiB takes a few ms, less than the scheduler's time slice,
