@@ -28,8 +28,10 @@ OUT as "key: value" lines (data/labN-load.txt):
     over the rows of one group, the repeated trials of one setting, and
     how long one of its trials takes (the CSV's wall_s, where it has one).
 Then a verdict: BUSY when other programs used more than a fifth of a core
-or steal was over 2%, NOISY when the trials of one setting that last 10 ms
-or more differ by more than 2x, SHORT TRIALS when only shorter ones do
+(close them) or steal was over 2% (another tenant of the host, which no
+one here can close: add trials or run at a quieter hour), a line for each
+cause seen (busy_cause: programs, steal, both or none), NOISY when the
+trials of one setting that last 10 ms or more differ by more than 2x, SHORT TRIALS when only shorter ones do
 (one time slice of another program can double those on any machine), each
 with what to do: re-run when the machine is idle, or add trials
 (TRIALS=N make labN). Exit status 0 either way: the verdict informs,
@@ -49,9 +51,10 @@ SHORT_TRIAL = 0.01      # seconds: a trial this short, one time slice of another
 PF_KTHREAD = 0x00200000  # /proc/PID/stat's flags: a kernel thread
 
 
-def cpu_jiffies():
-    """(busy, steal, total) jiffies of all CPUs since boot, from /proc/stat."""
-    with open("/proc/stat") as f:
+def cpu_jiffies(stat="/proc/stat"):
+    """(busy, steal, total) jiffies of all CPUs since boot, from stat's
+    first line (/proc/stat's "cpu" line)."""
+    with open(stat) as f:
         fields = [int(x) for x in f.readline().split()[1:]]
     # user nice system idle iowait irq softirq steal (guest is inside user)
     idle = fields[3] + fields[4]
@@ -129,6 +132,30 @@ def spread_line(found, value, lead):
     return f"   {lead} {ratio:.2f}x in {value} ({' '.join(k for k in key if k) or 'one setting'}{said})"
 
 
+def shares(start, end, accounted, seconds):
+    """(other programs' CPU in cores, steal as a share of all CPU time or
+    None) between two cpu_jiffies() readings, start and end, less the
+    accounted jiffies (the lab's own and the kernel's threads')."""
+    others = max(end[0] - start[0] - accounted, 0) / HZ / seconds
+    if start[1] is None or end[1] is None:
+        return others, None
+    return others, (end[1] - start[1]) / max(end[2] - start[2], 1)
+
+
+def busy_lines(others, stolen, label):
+    """The BUSY lines, one per cause seen: other programs on this machine
+    (others, in cores), which the student can close, and steal (stolen, a
+    share, or None), another tenant of the host, which no one here can."""
+    lines = []
+    if others > BUSY_CORES:
+        lines.append(f"   BUSY: other programs on this machine used {others:.2f} cores: close them (`top` "
+                     f"names them) and re-run, or add trials (TRIALS=10 make {label}).")
+    if (stolen or 0) > BUSY_STEAL:
+        lines.append(f"   BUSY (steal): another tenant of this virtual machine's host took {100 * stolen:.1f}% "
+                     f"of the CPU: add trials (TRIALS=10 make {label}) or run at a quieter hour.")
+    return lines
+
+
 def main():
     if len(sys.argv) < 4 or sys.argv[1] not in ("start", "end"):
         sys.exit("usage: load.py start STATE PID | end STATE PID LAB OUT [--spread CSV:BY:VALUE[:COL=V]]...")
@@ -147,8 +174,8 @@ def main():
     busy, steal, total = cpu_jiffies()
     seconds = max(time.monotonic() - clock0, 1e-3)
     kernel = kernel_jiffies(kernel0, kernel_threads())
-    others = max(busy - b0 - (own_jiffies(pid) - own0) - kernel, 0) / HZ / seconds
-    stolen = (steal - s0) / max(total - t0, 1) if steal is not None and s0 >= 0 else None
+    others, stolen = shares((b0, s0 if s0 >= 0 else None, t0), (busy, steal, total),
+                            own_jiffies(pid) - own0 + kernel, seconds)
     cores = os.cpu_count()
     facts = {
         "seconds": f"{seconds:.0f}",
@@ -182,13 +209,11 @@ def main():
         widest = max(widest or 0, top[0])
         widest_long = max(widest_long or 0, long[0] if long else 0)
     label = lab.lower().replace(" ", "")
-    busy_now = others > BUSY_CORES or (stolen or 0) > BUSY_STEAL
+    causes = (("programs", others > BUSY_CORES), ("steal", (stolen or 0) > BUSY_STEAL))
+    busy_now = any(on for _, on in causes)
     noisy = widest_long is not None and widest_long > NOISY_SPREAD
     short = not noisy and widest is not None and widest > NOISY_SPREAD
-    if busy_now:
-        lines.append(f"   BUSY: other programs competed with the lab; its times carry their noise. Re-run "
-                     f"when the machine is idle (close other programs; `uptime` load average under 0.5), "
-                     f"or add trials: TRIALS=10 make {label}. Say so where you quote these numbers.")
+    lines += busy_lines(others, stolen, label)
     if noisy:
         lines.append(f"   NOISY: trials of one setting differ by more than {NOISY_SPREAD:g}x: quote medians "
                      f"with their (min-max), and add trials (TRIALS=10 make {label}) before you trust a "
@@ -199,6 +224,7 @@ def main():
                      f"(TRIALS=10 make {label}); the longer settings' medians mean something.")
     if not busy_now and not noisy and not short:
         lines.append("   quiet enough: the medians above mean something; their (min-max) is the spread.")
+    facts["busy_cause"] = " ".join(w for w, on in causes if on) or "none"
     facts["verdict"] = " ".join(w for w, on in (("busy", busy_now), ("noisy", noisy), ("short", short)) if on) or "quiet"
     print("\n".join(lines))
     tmp = out + ".tmp"

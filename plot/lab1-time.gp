@@ -28,9 +28,13 @@ set label 1 sprintf("log axis: %d writer rows with a user or system CPU time of 
 set label 2 sprintf("default buffer = st\\_blksize = %d", blksize) at blksize, graph 0.95 center font ',8'
 set arrow 1 from blksize, graph 0 to blksize, graph 0.92 nohead dt 3 lc rgb 'gray50'
 
-plot M using (@X * 0.93):'wall_s_median':'wall_s_min':'wall_s_max' \
+# A median of 0 draws nothing, not even its whisker's cap (log 0 is not
+# on the axis); a minimum of 0 is left out (the whisker stops at the median).
+med(c) = column(c . '_median') > 0 ? column(c . '_median') : NaN
+low(c) = column(c . '_min') > 0 ? column(c . '_min') : med(c)
+plot M using (@X * 0.93):(med('wall_s')):(low('wall_s')):'wall_s_max' \
          with yerrorbars pt 7 lc rgb "#1f77b4" title "elapsed", \
-     M using (@X):'sys_s_median':'sys_s_min':'sys_s_max' \
+     M using (@X):(med('sys_s')):(low('sys_s')):'sys_s_max' \
          with yerrorbars pt 6 lc rgb "#d62728" title "system CPU", \
-     M using (@X * 1.07):'user_s_median':'user_s_min':'user_s_max' \
+     M using (@X * 1.07):(med('user_s')):(low('user_s')):'user_s_max' \
          with yerrorbars pt 4 lc rgb "#2ca02c" title "user CPU"

@@ -7,13 +7,13 @@ set datafile separator ','
 F = 'data/lab3.csv'
 R = 'data/reference/lab3-i5.csv'
 
-# Elapsed time per pass over the buffer (the fill and copy of xoshiro runs
-# go --passes times over it; the dump once) of the prefaulted rows of one phase and generator, with t
+# Elapsed time per pass over the buffer (every phase of a prefaulted
+# xoshiro run goes --passes times over it) of the rows of one phase and generator, with t
 # threads (t = 0: any); the other rows give 1/0, which gnuplot leaves out.
 # 4 KiB pages only. rand() runs only at the thread counts the lab ran it at.
 wall(phase, rng, t) = strcol('phase') eq phase && strcol('rng') eq rng && \
 	column('prefault') == 1 && strcol('pages') eq '4k' && \
-	(t == 0 || column('threads') == t) ? column('wall_s') / (phase eq 'dump' ? 1 : column('passes')) : 1/0
+	(t == 0 || column('threads') == t) ? column('wall_s') / column('passes') : 1/0
 
 stats F using 'threads' nooutput
 N = int(STATS_max)

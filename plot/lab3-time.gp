@@ -4,15 +4,15 @@
 # page faults are inside the time. 4 KiB pages (lab3-faults.png has the huge
 # ones). The copy panel adds membw's plain memcpy() of prefaulted buffers with
 # as many threads (median): the copy's floor. rand() runs only at the thread
-# counts the lab ran it at (1 and 2 at quick scale, prefaulted).
+# counts the lab ran it at (1 and 2 at quick scale, prefaulted: the key
+# names only the lines drawn).
 set datafile separator ','
 F = 'data/lab3.csv'
 M = 'data/lab3-membw.csv'
 
-# A row's passes over the buffer: the fill and copy of a prefaulted xoshiro
-# run go --passes times over it in one timed phase; the dump goes once
-# (its row carries the run's --passes all the same).
-passes(phase) = phase eq 'dump' ? 1 : column('passes')
+# A row's passes over the buffer: the phases of a prefaulted xoshiro run
+# go --passes times over it in one timed phase (the dump rewrites its files).
+passes(phase) = column('passes')
 # Elapsed ms per pass of the rows of one phase, generator, prefault setting and thread
 # count (t = 0: any); the other rows give 1/0, which gnuplot leaves out.
 ms(phase, rng, pre, t) = strcol('phase') eq phase && strcol('rng') eq rng && \
@@ -63,7 +63,7 @@ set bmargin 8
 
 set title 'fill: random bytes'
 plot $MED using 'threads':'fill_r1' with lines lw 2 lc rgb '#d62728' title 'rand(), prefaulted', \
-     $MED using 'threads':'fill_r0' with lines lw 2 dt 2 lc rgb '#d62728' title 'rand(), first touch', \
+     $MED using 'threads':'fill_r0' with lines lw 2 dt 2 lc rgb '#d62728' title (R0 > 0 ? 'rand(), first touch' : ''), \
      $MED using 'threads':'fill_x1' with lines lw 2 lc rgb '#1f77b4' title 'xoshiro, prefaulted', \
      $MED using 'threads':'fill_x0' with lines lw 2 dt 2 lc rgb '#1f77b4' title 'xoshiro, first touch', \
      F using 'threads':(ms('fill', 'rand', 1, 0)) with points pt 7 ps 0.5 lc rgb '#d62728' notitle, \

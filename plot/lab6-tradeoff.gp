@@ -3,8 +3,8 @@
 # nor the new one whole, or not the new one once the save had returned),
 # per strategy, one bar per persistence model. Right: the median time per
 # save (log scale) against those broken states, a point per strategy and
-# model: down and to the left is cheap and safe, and only safe and log get
-# to zero, by paying for fsync.
+# model (shape: strategy, colour: model): down and to the left is cheap and
+# safe, and only safe and log get to zero, by paying for fsync.
 # size: 1200,560
 set termoption noenhanced	# strategy and model names as written
 set datafile separator ','
@@ -22,18 +22,12 @@ do for [i = 1:words(S)] {
 }
 t(s) = sum [i = 1:words(S)] (word(S, i) eq s ? T[i] : 0)
 n(s) = sum [i = 1:words(S)] (word(S, i) eq s ? i : 0)
-# Where each strategy's name goes on the right: strategies in the order of
-# their time per save take turns above their points (1) and below (-1), so
-# that two whose times are close never write their names on each other.
-rank(s) = sum [i = 1:words(S)] (T[i] < t(s) || (T[i] == t(s) && i < n(s)) ? 1 : 0)
-side(s) = rank(s) % 2 == 0 ? 1 : -1
-# The highest and lowest broken count of each strategy (over the models).
-array HI[words(S)]
-array LO[words(S)]
-do for [i = 1:words(S)] {
-	stats states using (strcol("strategy") eq word(S, i) ? column("broken") : NaN) nooutput
-	HI[i] = STATS_max; LO[i] = STATS_min
-}
+# On the right, a strategy is a point shape (filled circle, square, up and
+# down triangles, diamond, pentagon) and a model a colour: names written
+# beside the points sat by another strategy's points where two took about
+# the same time (inplace and fflush do).
+P = '7 5 9 11 13 15'
+shape(s) = int(word(P, n(s)))
 
 set multiplot layout 1,2 title 'Lab 6: what fsync buys (data/lab6-states.csv, data/lab6-cost.csv)'
 set title 'crash states that break the document'
@@ -55,13 +49,15 @@ set autoscale x
 set xtics auto
 # room below 0 for a name under the points (the tics start at 0)
 set yrange [-1:*]
-set ytics 0, 1
+# a tic per state while they are few; beyond 10, gnuplot's own steps (a
+# tic per integer up to 61 wrote them over one another)
+stats states using 'broken' nooutput
+if (STATS_max <= 10) { set ytics 0, 1 } else { set ytics 0, (STATS_max <= 50 ? 5 : 10) }
 set offsets graph 0.05, graph 0.1, 1, 0
-unset key
+set key top right title 'strategy (colour: model)' box
 # (each model's points are nudged up or down by 0.15 so that none hides
-# another; a name sits a line of text beyond its highest or lowest point)
-name_y(s) = side(s) > 0 ? HI[n(s)] + 0.15 : LO[n(s)] - 0.15
-plot for [m = 1:words(M)] states using (t(strcol("strategy"))):(strcol("model") eq word(M, m) ? column("broken") + (m - 2) * 0.15 : NaN) with points pt 7 ps 1.2 lc m title word(M, m), \
-     for [up in "1 -1"] states using (t(strcol("strategy"))):(strcol("model") eq word(M, 1) && side(strcol("strategy")) == int(up) ? name_y(strcol("strategy")) : NaN):(strcol("strategy")) \
-	with labels offset 0,(int(up) * 0.9) notitle
+# another)
+plot for [m = 1:words(M)] states using (t(strcol("strategy"))):(strcol("model") eq word(M, m) ? column("broken") + (m - 2) * 0.15 : NaN):(shape(strcol("strategy"))) \
+	with points pt variable ps 1.5 lc m notitle, \
+     for [i = 1:words(S)] NaN with points pt int(word(P, i)) ps 1.5 lc rgb 'black' title word(S, i)
 unset multiplot

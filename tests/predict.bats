@@ -101,7 +101,7 @@ predictions_form() {
 	[ "${lines[1]}" = "   trials of one setting differ by up to 3.00x in wall_s (a; a trial takes 4 s)" ]
 	[[ $output == *"NOISY: trials of one setting differ by more than 2x"*"TRIALS=10 make lab9"* ]]
 	for key in seconds cores other_programs_cores kernel_threads_cores steal_percent load_average_start \
-		load_average_end spread_wall_s verdict; do
+		load_average_end spread_wall_s busy_cause verdict; do
 		grep -q "^$key: ." out.txt
 	done
 	grep -Eq '^verdict: (busy )?noisy$' out.txt
@@ -120,6 +120,44 @@ predictions_form() {
 	run python3 "$ROOT/common/load.py" end state $$ "Lab 9" out.txt --spread "short.csv:experiment:mib_s"
 	[[ $output == *NOISY* && $output != *"SHORT TRIALS"* ]]
 	grep -Eq '^verdict: (busy )?noisy$' out.txt
+}
+
+@test "load.py: the verdict tells steal (another tenant: add trials) from other programs (close them)" {
+	# /proc/stat-like samples 10 s apart on 2 cores (HZ jiffies a second):
+	# user nice system idle iowait irq softirq steal
+	run python3 - "$ROOT/common" <<-'PY'
+	import os, sys
+	sys.path.insert(0, sys.argv[1])
+	import load
+	hz = os.sysconf("SC_CLK_TCK")
+	def sample(name, *f):
+	    with open(name, "w") as out:
+	        print("cpu ", *(x * hz // 100 for x in f), file=out)
+	        print("cpu0 1 2 3", file=out)
+	    return load.cpu_jiffies(name)
+	start = sample("s0", 1000, 0, 500, 9000, 0, 0, 0, 100)
+	# the lab's own 800 jiffies-at-100Hz; steal 120 of 2000: 6%
+	stolen = sample("s1", 1800, 0, 500, 10080, 0, 0, 0, 220)
+	# others 700 beyond the lab's: 0.7 cores; steal 0
+	others = sample("s2", 2500, 0, 500, 9600, 0, 0, 0, 100)
+	both = sample("s3", 2500, 0, 500, 9380, 0, 0, 0, 220)
+	for end in (stolen, others, both):
+	    o, s = load.shares(start, end, 800 * hz // 100, 10.0)
+	    print(f"{o:.2f} {round(s, 3)}")
+	    print("\n".join(load.busy_lines(o, s, "lab9")))
+	# a kernel that does not count steal (before 2.6.11): 7 fields
+	old = [sample(f"o{i}", 1000, 0, 500, idle, 0, 0, 0) for i, idle in ((0, 9000), (1, 10000))]
+	o, s = load.shares(old[0], old[1], 0, 10.0)
+	print(f"{o:.2f} {s}", load.busy_lines(o, s, "lab9"))
+	PY
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "${lines[0]}" = "0.00 0.06" ]
+	[ "${lines[1]}" = "   BUSY (steal): another tenant of this virtual machine's host took 6.0% of the CPU: add trials (TRIALS=10 make lab9) or run at a quieter hour." ]
+	[ "${lines[2]}" = "0.70 0.0" ]
+	[ "${lines[3]}" = "   BUSY: other programs on this machine used 0.70 cores: close them (\`top\` names them) and re-run, or add trials (TRIALS=10 make lab9)." ]
+	[ "${lines[4]}" = "0.70 0.06" ]
+	[[ ${lines[5]} == "   BUSY: other programs"* && ${lines[6]} == "   BUSY (steal):"* ]]
+	[ "${lines[7]}" = "0.00 None []" ]
 }
 
 @test "load.py: the kernel's threads (PF_KTHREAD) are counted apart, a reused pid from 0" {

@@ -300,7 +300,7 @@ def data_plausible(g):
             bad("bytes differs from line 2: every run of the lab fills the same buffer size")
         if not (r["wall_s"] > 0 and r["cpu_s"] >= 0 and 0 < r["mib_s"] < 1e6):
             bad("wall_s and mib_s must be positive, cpu_s not negative, mib_s below 10^6")
-        if not rate_ok((1 if r["phase"] == "dump" else r["passes"]) * r["bytes"], r["wall_s"], r["mib_s"]):
+        if not rate_ok(r["passes"] * r["bytes"], r["wall_s"], r["mib_s"]):
             bad("mib_s is not passes x bytes / 2^20 / wall_s")
         # Each thread runs at most for the whole phase (a 5% and 5 ms margin:
         # on a loaded virtual machine a thread's CPU clock once ran 1.6 ms

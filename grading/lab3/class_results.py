@@ -11,8 +11,8 @@ def row_check(v, half):
     """v a row's values, half the rounding of its printed wall_s."""
     if v["threads"] < 1 or v["bytes"] < 1:
         return "threads and bytes must be at least 1"
-    # --passes N: the fill and the copy go N times over the buffer, the dump once
-    passes = (v.get("passes") or 1) if v["phase"] != "dump" else 1
+    # --passes N: the fill, the copy and the dump go N times over the buffer
+    passes = v.get("passes") or 1
     if not rate_agrees(v["mib_s"], passes * v["bytes"] / MIB, v["wall_s"], half):
         return f"mib_s {v['mib_s']:g} is not bytes / wall_s ({v['wall_s']:g} s)"
     return None

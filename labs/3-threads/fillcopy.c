@@ -5,7 +5,7 @@
  *   fill   every thread fills its chunk of a buffer with random bytes
  *   copy   every thread copies its chunk into a second buffer
  *   dump   the threads take files from a shared counter; file K gets
- *          slice K of the buffer
+ *          slice K of the buffer (with --passes N, every file N times over)
  *
  * A phase's elapsed time runs from the first thread's start to the last
  * one's end; its CPU time and page faults are the threads' own, added up.
@@ -55,7 +55,8 @@ static bool copy_bytes, do_fsync, pre, huge;
 static unsigned char *buf, *copy;
 static char **paths;
 
-/* The dump's shared state: the next file to take, and whether a thread failed. */
+/* The dump's shared state: the next file to take (counting on through the
+ * passes: file K again after NFILES), and whether a thread failed. */
 static atomic_size_t next_file;
 static atomic_bool dump_failed;
 
@@ -202,18 +203,24 @@ static int write_file(size_t k)
 	return close(fd);
 }
 
-/* A failure is left for main() to report once every thread has stopped:
+/* All the passes over the files in one call: a pass rewrites each file
+ * with the same bytes, in its page-cache pages that the first pass made,
+ * and a thread that has no file left in this pass takes one of the next
+ * (two threads may write one file at once: the same bytes at the same
+ * offsets). One dump of 64 MiB lasts tens of ms, a few time slices of
+ * another program; the passes make it long enough to time.
+ * A failure is left for main() to report once every thread has stopped:
  * two threads calling exit() at once is undefined behaviour. */
 static void dump(struct worker *w)
 {
 	while (!atomic_load(&dump_failed)) {
 		size_t k = atomic_fetch_add(&next_file, 1);
 
-		if (k >= nfiles)
+		if (k >= nfiles * passes)
 			break;
-		if (write_file(k) != 0) {
+		if (write_file(k % nfiles) != 0) {
 			w->err = errno;
-			w->err_file = k;
+			w->err_file = k % nfiles;
 			atomic_store(&dump_failed, true);
 		}
 	}
@@ -504,7 +511,7 @@ static void print_phases(const char *dir, bool verify, bool csv)
 	for (int p = 0; p < PHASES; p++) {
 		struct span t = phase_total(p);
 		double wall = ns_to_s(t.end_ns - t.start_ns);
-		double mib_s = (p == DUMP ? 1 : passes) * (size / 1048576.0) / wall;
+		double mib_s = passes * (size / 1048576.0) / wall;
 
 		if (csv)
 			printf("%zu,%zu,%zu,%s,%s,%d,%d,%s,%.6f,%.6f,%.1f,%ld,%s,%zu\n", nthreads, size,
@@ -536,8 +543,8 @@ static const char usage[] =
 	"                    huge: buffers aligned to 2 MiB, madvise(MADV_HUGEPAGE): one fault can\n"
 	"                    map 2 MiB, if the kernel's transparent huge pages allow it\n"
 	"      --prefault    each thread touches its chunk of both buffers before the timing\n"
-	"      --passes N    the fill and the copy go N times over the buffer, in one timed phase\n"
-	"                    each, so that they last long enough to time (default 1)\n"
+	"      --passes N    the fill, the copy and the dump go N times over the buffer, in one\n"
+	"                    timed phase each, so that they last long enough to time (default 1)\n"
 	"      --verify      check the copy and every file against the buffer (exit 1 if not equal)\n"
 	"      --fsync       fsync each file before closing it, inside the dump's timing\n"
 	"      --keep        keep the dump files (DIR/fillcopy-PID-K.dmp)\n"

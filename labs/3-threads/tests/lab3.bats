@@ -54,8 +54,8 @@ setup_file() {
 		# Q3.5, Q3.6: membw's store and copy at the same thread counts
 		grep -Eq "^ +store +$t +[0-9]+ +3 +$num +$num\$" "$log"
 		grep -Eq "^ +copy +$t +[0-9]+ +3 +$num +$num\$" "$log"
-		# Q3.8: the dump
-		grep -Eq "^ +$t +3 +$num +$num\$" "$log"
+		# Q3.8: the dump, by threads and passes
+		grep -Eq "^ +$t +[0-9]+ +3 +$num +$num\$" "$log"
 	done
 	# Q3.1, Q3.2: rand() at 1 and 2 threads, time and CPU time per pass
 	row "rand +4k +1 +fill +1"
