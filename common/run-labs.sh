@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.." || exit 1
 [ $# -ge 2 ] || { echo "usage: run-labs.sh FIGURES LAB..." >&2; exit 2; }
 figures=$1
 shift
-make=${MAKE:-make}	# the make that runs this, with its options
+make=${MAKE:-make}	# MAKEFLAGS, in the environment, hands it make's options
 
 bash common/deps.sh python3 || exit 1
 "$make" -k --no-print-directory all ||
