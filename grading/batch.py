@@ -25,9 +25,9 @@ class BadOption(Exception):
 def batch(args):
     if not os.path.isdir(args.batch):
         raise BadOption(f"--batch: {args.batch} is not a directory")
-    subs = sorted(os.path.join(args.batch, n) for n in os.listdir(args.batch)
-                  if n.endswith(".tar.gz") or os.path.isdir(os.path.join(args.batch, n)))
-    if not subs:
+    found = sorted(n for n in os.listdir(args.batch)
+                   if n.endswith(".tar.gz") or os.path.isdir(os.path.join(args.batch, n)))
+    if not found:
         sys.exit(f"{PROG}: {args.batch}: no submissions (*.tar.gz or directories)")
     if os.geteuid() == 0:
         protect(args.batch, "the submissions")
@@ -45,7 +45,11 @@ def batch(args):
     # the process limit of that grading's uid for every later grading of it.
     sandbox.become_subreaper(False)
     os.makedirs(out, mode=0o700, exist_ok=True)
-    names = batch_names(subs)
+    chosen, twice = handins(found)
+    for line in twice:
+        print(f"{PROG}: --batch: {line}", file=sys.stderr)
+    names = sorted(chosen)
+    subs = [os.path.join(args.batch, chosen[name]) for name in names]
     for name in names:      # no earlier batch's report may pass for this one's
         for ext in (".json", ".txt", ".json.tmp"):
             try:
@@ -84,6 +88,9 @@ def batch(args):
     # its report and results.json say; a submission that could not be
     # graded gets the maximum of the labs the batch names.
     checks, _ = load(args.labs or kit_labs())
+    differ = labs_differ(dict(batch_results(out, names)))
+    if differ and not args.labs:
+        print(f"{PROG}: note: --batch: {differ}", file=sys.stderr)
     tmp = os.path.join(out, "class.csv.tmp")
     with open(tmp, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
@@ -132,13 +139,42 @@ def write_pl_scores(out, names, qid):
     print(f"wrote {os.path.join(out, 'pl-scores.csv')}")
 
 
-def batch_names(subs):
-    """A name per submission for NAME.txt, NAME.json and its class.csv row:
-    the file's name without .tar.gz, or whole where that would be another
-    submission's name too (alice.tar.gz beside a folder alice/)."""
-    short = [os.path.basename(s).removesuffix(".tar.gz") for s in subs]
-    return [os.path.basename(s) if short.count(n) > 1 and s.endswith(".tar.gz") else n
-            for s, n in zip(subs, short)]
+def handins(found):
+    """({name: file}, lines): found, the names of DIR's *.tar.gz and
+    directories, each named by its file without .tar.gz (NAME.txt,
+    NAME.json, its class.csv row, its uid in pl-scores.csv); a student
+    handed in twice (alice.tar.gz and a folder alice/) is graded once, from
+    the .tar.gz, what make handin made (the folder is most often a copy
+    unpacked from it), and named in one of the lines."""
+    chosen, lines = {}, []
+    for f in found:
+        name = f.removesuffix(".tar.gz")
+        if name in chosen:
+            tar, folder = (f, chosen[name]) if f.endswith(".tar.gz") else (chosen[name], f)
+            lines.append(f"{clean(tar)} and {clean(folder)}/ are the same student's handin: "
+                         f"{clean(tar)} graded, {clean(folder)}/ left out")
+            chosen[name] = tar
+        else:
+            chosen[name] = f
+    return chosen, lines
+
+
+def labs_differ(results):
+    """A line saying that the gradings of results ({name: results.json})
+    graded different labs (each handin's labs.txt chose them), so that their
+    max_score differ; None where they all graded the same labs."""
+    graded = {}
+    for name, result in results.items():
+        labs = tuple(sorted({int(tag[3:]) for t in result.get("tests", []) for tag in t.get("tags", [])
+                             if tag.startswith("lab")}))
+        if labs:
+            graded.setdefault(labs, []).append(name)
+    if len(graded) < 2:
+        return None
+    kinds = "; ".join(f"labs {','.join(map(str, labs))}: {len(who)} (e.g. {clean(min(who))})"
+                      for labs, who in sorted(graded.items()))
+    return (f"the handins' labs.txt chose different labs ({kinds}), so their max_score differ: "
+            "--labs LIST grades every row for the same labs")
 
 
 def last_line(path):

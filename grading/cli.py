@@ -30,11 +30,14 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
   --keep      keep the scratch directory and say where it is
   --list      print every check with its points, grade nothing
   --batch DIR grade every *.tar.gz and directory in DIR, N at a time
-              (default 2), each into OUT/NAME.txt and OUT/NAME.json, and
-              write OUT/class.csv: a row per submission, a column per check,
-              and OUT/pl-scores.csv: PrairieLearn's score upload (uid,
-              instance, qid, score_perc, feedback; uid the submission's
-              name, instance 1, qid QID, default iolab)
+              (default 2), each into OUT/NAME.txt and OUT/NAME.json (NAME:
+              the file's name without .tar.gz; both NAME.tar.gz and NAME/:
+              the .tar.gz graded, a line says so), and write OUT/class.csv:
+              a row per submission, a column per check, and
+              OUT/pl-scores.csv: PrairieLearn's score upload (uid,
+              instance, qid, score_perc, feedback; uid NAME, instance 1,
+              qid QID, default iolab); without --labs, a line says so
+              where the handins' labs.txt chose different labs
   --out DIR   where --batch writes (default ./grades; never inside DIR)
   --class-data OUT
               also place each submission's measurements in the class that

@@ -209,9 +209,21 @@ class Labs(unittest.TestCase):
             self.assertEqual(notes[-1], "labs.txt names no lab of this course: every lab graded (1,2)")
             self.assertNotIn("\x1b", "".join(notes))
 
-    def test_batch_names_are_unique(self):
-        self.assertEqual(batch.batch_names(["d/alice", "d/alice.tar.gz", "d/bob.tar.gz"]),
-                         ["alice", "alice.tar.gz", "bob"])
+    def test_a_student_handed_in_twice_is_graded_once_from_the_tarball(self):
+        chosen, lines = batch.handins(["alice", "alice.tar.gz", "bob.tar.gz", "carol"])
+        self.assertEqual(chosen, {"alice": "alice.tar.gz", "bob": "bob.tar.gz", "carol": "carol"})
+        self.assertEqual(lines, ["alice.tar.gz and alice/ are the same student's handin: "
+                                 "alice.tar.gz graded, alice/ left out"])
+        self.assertEqual(batch.handins(["a.tar.gz", "b"]), ({"a": "a.tar.gz", "b": "b"}, []))
+
+    def test_batch_says_when_handins_graded_different_labs(self):
+        def graded(*labs):
+            return dict(tests=[dict(tags=[f"lab{n}"]) for n in labs] + [dict(tags=["all"])])
+        same = {"alice": graded(1, 1, 2), "bob": graded(2, 1), "broken": {}}
+        self.assertIsNone(batch.labs_differ(same))
+        line = batch.labs_differ(dict(same, carol=graded(1)))
+        self.assertEqual(line, "the handins' labs.txt chose different labs (labs 1: 1 (e.g. carol); labs 1,2: 2 "
+                               "(e.g. alice)), so their max_score differ: --labs LIST grades every row for the same labs")
 
     def test_a_grading_reads_a_file_once_and_never_a_huge_one(self):
         d = tempfile.mkdtemp()
