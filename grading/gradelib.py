@@ -1,23 +1,35 @@
-"""gradelib: the library behind grade.sh.
+"""gradelib: what a lab's checks are written with (grade.sh's library).
 
-A lab's grading module (grading/labN/checks.py) declares its checks:
+A lab's rubric, grading/labN/checks.py, imports what it uses from here and
+declares its checks, one short function each:
+
+    from grading.gradelib import check, expect, lines_of, standard
 
     LAB = 1
-    STANDARD = standard(build=1, columns=1, figures=2)
+    STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures
     QUESTIONS = {"Q1.1": 2, ...}          # written answers, graded by hand
 
     @check(3, "writer: line counts, append and overwrite modes", needs=["writer"])
     def writer(g):
-        ...
-        g.expect(cond, "what is wrong", reproduce="bin/writer ...")
+        c, n = g.char(), g.between(1000, 40000)
+        again = f"bin/writer -c {c} -n {n} plain.txt"
+        g.ok(g.student("writer", "-c", c, "-n", n, "plain.txt"), "writer", again)
+        expect(g.read("plain.txt") == lines_of(c, n).encode(), f"not {n} lines of '{c}'", again)
 
-A check passes when it returns, fails when it raises Fail (g.fail, g.expect).
-`g` (a Grading) runs the student's programs contained (g.student), the kit's
-own programs on the grader's own copies of the inputs (g.reference), and
-reads what students' programs wrote without following their links (g.read).
-Every check gets a fresh run directory, and every process it started is
-gone when it ends.  One record per check: the terminal report, results.json
-and the class CSV are all rendered from the records.
+A check passes when it returns (a string it returns is shown beside its
+PASS), fails when it raises Fail (expect(cond, message, reproduce) raises
+it, g.ok when a run did not exit 0), and is skipped, its points out of the
+maximum, when it raises Skip (the machine cannot run it).  `g` (a
+Grading) runs the student's programs contained (g.student, g.start), the
+kit's own programs on the grader's own copies of the inputs (g.reference),
+writes a run's inputs (g.put), reads what students' programs wrote without
+following their links (g.read), and a submission's files and CSVs
+(g.file, g.rows); g.char, g.between and g.pick draw the inputs from the
+grading's seed.  Every check gets a fresh run directory, and every process
+it started is gone when it ends.  One record per check: the terminal
+report, results.json and the class CSV are all rendered from the records
+(grading/report.py).  MUTANTS = [Mutant(...)], known-wrong programs each
+check must catch, are graded by grading/mutants.py.
 """
 
 import csv
@@ -37,8 +49,8 @@ import tempfile
 import time
 import unicodedata
 
-import sandbox
-from classresults.values import declared
+from grading import sandbox
+from grading.classresults.values import declared
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
@@ -82,7 +94,7 @@ class Skip(Exception):
 class Check:
     def __init__(self, lab, points, title, fn, needs, timeout):
         self.lab, self.points, self.title, self.fn = lab, points, title, fn
-        self.calls = ()     # its lab's SYSTEM_CALLS (grade.py's load)
+        self.calls = ()     # its lab's SYSTEM_CALLS (discover.py's load)
         self.needs, self.timeout = needs, timeout
 
     @property
@@ -104,10 +116,11 @@ class Standard:
     """The rows every lab has, each worth the points given: build (one per
     program of labs/N-topic/), columns (one per CSV its columns.csv declares)
     and figures (the kit's plot/labN-*.gp draw the student's data). A
-    module declares them in one line, STANDARD = standard(...); grade.py
-    grades them, the builds before the module's checks and the rest after,
-    with a row of 0 points that tells the hand grader which questions have
-    no answer (what an answer is worth, only a reader judges)."""
+    module declares them in one line, STANDARD = standard(...); the grader
+    grades them (grading/standard.py), the builds before the module's
+    checks and the rest after, with a row of 0 points that tells the hand
+    grader which questions have no answer (what an answer is worth, only a
+    reader judges)."""
 
     def __init__(self, build, columns, figures):
         self.build, self.columns, self.figures = build, columns, figures

@@ -28,9 +28,11 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import grade  # noqa: E402
+if __name__ == "__main__":  # run as a file: the kit's root in place of this folder (see grade.py)
+    HERE = os.path.dirname(os.path.realpath(__file__))
+    sys.path[0:1 if sys.path and os.path.realpath(sys.path[0]) == HERE else 0] = [os.path.dirname(HERE)]
+from grading import discover  # noqa: E402
+from grading.gradelib import KIT  # noqa: E402
 
 # A data check's verdict line in a grader's report, "labN: data/FILE: WHAT:
 # PASS 2/2" (or FAIL, SKIP); "data/FILE has the declared columns" is no lesson.
@@ -41,9 +43,9 @@ def submission(dest):
     """dest becomes what the grader needs of a student's kit for the data
     checks: the lab sources (the checks build them) and data/, results
     to come; the kit's own programs are built for the lab scripts."""
-    shutil.copytree(os.path.join(grade.KIT, "labs"), os.path.join(dest, "labs"))
+    shutil.copytree(os.path.join(KIT, "labs"), os.path.join(dest, "labs"))
     os.mkdir(os.path.join(dest, "data"))
-    subprocess.run(["make", "-s", "-C", grade.KIT, "all"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["make", "-s", "-C", KIT, "all"], check=True, stdout=subprocess.DEVNULL)
 
 
 def run_lab(sub, scratch, lab, scale, hog, out):
@@ -55,11 +57,11 @@ def run_lab(sub, scratch, lab, scale, hog, out):
         if name.startswith(f"lab{lab}"):
             path = os.path.join(data, name)
             shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-    script, = [os.path.join(d, f"lab{lab}.sh") for d in glob.glob(os.path.join(grade.KIT, "labs", f"{lab}-*"))]
+    script, = [os.path.join(d, f"lab{lab}.sh") for d in glob.glob(os.path.join(KIT, "labs", f"{lab}-*"))]
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if hog else None
     try:
         with open(out, "w") as printed:
-            p = subprocess.run(["bash", script], cwd=grade.KIT, stdout=printed, stderr=subprocess.PIPE,
+            p = subprocess.run(["bash", script], cwd=KIT, stdout=printed, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "DATA": data, "SCRATCH": scratch, "SCALE": scale})
     finally:
         if busy:
@@ -77,7 +79,7 @@ def run_lab(sub, scratch, lab, scale, hog, out):
 def data_verdicts(sub, lab):
     """{check title: PASS, FAIL or SKIP} of the grader's data checks on
     sub's results of lab LAB, and the first line of each FAIL's message."""
-    p = subprocess.run([sys.executable, "-I", "-B", os.path.join(HERE, "grade.py"), "--labs", str(lab),
+    p = subprocess.run([sys.executable, "-I", "-B", discover.GRADE, "--labs", str(lab),
                         "--only", "data/", sub], capture_output=True, text=True)
     verdicts, why, last = {}, {}, None
     for line in p.stdout.splitlines():
@@ -92,13 +94,13 @@ def data_verdicts(sub, lab):
 
 def main():
     p = argparse.ArgumentParser(description="run the labs again and again; count the runs that show each lesson")
-    p.add_argument("--labs", default=",".join(map(str, grade.kit_labs())))
+    p.add_argument("--labs", default=",".join(map(str, discover.kit_labs())))
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--scale", default="quick", choices=("tiny", "quick", "full"))
     p.add_argument("--hog", action="store_true", help="a busy loop beside every lab run")
     p.add_argument("--keep", metavar="DIR", help="keep each run's data files and printout in DIR/run-N/")
     args = p.parse_args()
-    if not re.fullmatch(r"[1-9](,[1-9])*", args.labs) or set(map(int, args.labs.split(","))) - set(grade.kit_labs()):
+    if not re.fullmatch(r"[1-9](,[1-9])*", args.labs) or set(map(int, args.labs.split(","))) - set(discover.kit_labs()):
         p.error(f"--labs: '{args.labs}' is not a list of the kit's labs like 1,2")
     if args.runs < 1:
         p.error("--runs: at least 1")

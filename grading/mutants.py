@@ -24,22 +24,24 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import grade  # noqa: E402
+if __name__ == "__main__":  # run as a file: the kit's root in place of this folder (see grade.py)
+    HERE = os.path.dirname(os.path.realpath(__file__))
+    sys.path[0:1 if sys.path and os.path.realpath(sys.path[0]) == HERE else 0] = [os.path.dirname(HERE)]
+from grading import discover  # noqa: E402
+from grading.gradelib import KIT  # noqa: E402
 
 
 def mutants(labs):
     """[(lab, mutant, the title of the check it must fail)] of these labs:
     a mutant names its check by the @check function, so a check renamed
     keeps its mutants, and one that names no check of its lab stops here."""
-    checks = grade.load(labs)[0]
+    checks = discover.load(labs)[0]
     todo = []
     for lab in labs:
         titles = {c.fn: c.title for c in checks if c.lab == lab}
-        for m in importlib.import_module(f"lab{lab}.checks").MUTANTS:
+        for m in importlib.import_module(f"grading.lab{lab}.checks").MUTANTS:
             if m.kills not in titles:
-                sys.exit(f"mutants.py: mutant {m.name} of {grade.rubric_module(lab)} kills {m.kills!r}, "
+                sys.exit(f"mutants.py: mutant {m.name} of {discover.rubric_module(lab)} kills {m.kills!r}, "
                          f"not a @check function of lab {lab}")
             todo.append((lab, m, titles[m.kills]))
     return todo
@@ -66,11 +68,11 @@ def grade_mutant(lab, m, title, times, grade_options):
     (caught, the lines to print)."""
     with tempfile.TemporaryDirectory() as tmp:
         sub = os.path.join(tmp, "sub")
-        shutil.copytree(os.path.join(grade.KIT, "labs"), os.path.join(sub, "labs"))
+        shutil.copytree(os.path.join(KIT, "labs"), os.path.join(sub, "labs"))
         why = apply(m, sub)
         if why:
             return False, [f"MUTANT {m.name}: {why}"]
-        p = subprocess.run([sys.executable, "-I", "-B", os.path.join(HERE, "grade.py"), "--labs",
+        p = subprocess.run([sys.executable, "-I", "-B", discover.GRADE, "--labs",
                             str(lab), "--only", title, "--repeat", str(times),
                             *grade_options, sub], capture_output=True, text=True)
         out = p.stdout
@@ -92,7 +94,7 @@ def grade_mutant(lab, m, title, times, grade_options):
 
 def main():
     p = argparse.ArgumentParser(description="grade every mutant of the labs")
-    p.add_argument("--labs", default=",".join(map(str, grade.kit_labs())))
+    p.add_argument("--labs", default=",".join(map(str, discover.kit_labs())))
     p.add_argument("--only", help="these mutants (names, comma-separated), not every one of the labs")
     p.add_argument("--times", type=int, default=10)
     p.add_argument("-j", "--jobs", type=int, default=1, help="mutants graded at the same time")
@@ -100,14 +102,14 @@ def main():
                    help="grade nothing: make mutant NAME's edit in DIR, a copy of the kit or a submission")
     p.add_argument("grade_options", nargs="*", help="passed on to grade.sh (after --)")
     args = p.parse_args()
-    missing = grade.kit_missing()
+    missing = discover.kit_missing()
     if missing:
         sys.exit(f"mutants.py: {missing}")
     if not re.fullmatch(r"[1-9](,[1-9])*", args.labs):
         p.error(f"--labs: '{args.labs}' is not a list like 1,2")
     labs = sorted({int(x) for x in args.labs.split(",")})
-    if set(labs) - set(grade.kit_labs()):
-        p.error(f"--labs: there is no lab {min(set(labs) - set(grade.kit_labs()))}")
+    if set(labs) - set(discover.kit_labs()):
+        p.error(f"--labs: there is no lab {min(set(labs) - set(discover.kit_labs()))}")
     todo = mutants(labs)
     if args.only or args.apply:
         names = args.only.split(",") if args.only else [args.apply[0]]

@@ -19,8 +19,11 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import grade  # noqa: E402
+if __name__ == "__main__":  # run as a file: the kit's root in place of this folder (see grade.py)
+    HERE = os.path.dirname(os.path.realpath(__file__))
+    sys.path[0:1 if sys.path and os.path.realpath(sys.path[0]) == HERE else 0] = [os.path.dirname(HERE)]
+from grading import discover  # noqa: E402
+from grading.gradelib import KIT  # noqa: E402
 
 # a table's rows after its header; the table ends at the first line that is not a row
 TABLE = re.compile(r"^\| check \| points \|\n\| --- \| --- \|\n((?:\|[^\n]*\|\n?)*)", re.M)
@@ -30,7 +33,7 @@ QUESTION = re.compile(r"^- \*\*(Q\d+\.\d+)[^\n]*(?:\n(?!- \*\*Q|#)[^\n]*)*", re.
 
 def rows(lab):
     """The table rows of lab's checks, in the order grade.sh grades them."""
-    checks, _ = grade.load([lab])
+    checks, _ = discover.load([lab])
     return "".join(f"| {c.title.replace('|', chr(92) + '|')} | {c.points} |\n" for c in checks if c.lab == lab)
 
 
@@ -72,13 +75,13 @@ def questions(text, lab, path):
     for m in QUESTION.finditer(text):
         points = re.search(r"\((\d+) (?:points?|pts)", m.group(0))
         page[m.group(1)] = int(points.group(1)) if points else None
-    modules = dict(grade.load([lab])[1][lab].QUESTIONS)
+    modules = dict(discover.load([lab])[1][lab].QUESTIONS)
     return [f"{q}: {modules.get(q, 'not')} in QUESTIONS, {page.get(q, 'not')} in {path}"
             for q in sorted(set(page) | set(modules)) if page.get(q) != modules.get(q)]
 
 
 def kit_pages():
-    return [os.path.join(grade.KIT, "labs", grade.lab_dir(lab), "README.md") for lab in grade.kit_labs()]
+    return [os.path.join(KIT, "labs", discover.lab_dir(lab), "README.md") for lab in discover.kit_labs()]
 
 
 def main():
@@ -86,7 +89,7 @@ def main():
     p.add_argument("--write", action="store_true", help="rewrite the tables (else check them)")
     p.add_argument("pages", nargs="*", metavar="PAGE", help="a lab's page (default: every lab's, labs/*/README.md)")
     args = p.parse_args()
-    missing = grade.kit_missing()
+    missing = discover.kit_missing()
     if missing:
         sys.exit(f"rubric.py: {missing}")
     status = 0
@@ -97,7 +100,7 @@ def main():
         except OSError as e:
             print(f"rubric.py: {path}: {e.strerror}", file=sys.stderr)
             return 1
-        shown = os.path.relpath(path, grade.KIT) if not args.pages else path
+        shown = os.path.relpath(path, KIT) if not args.pages else path
         lab = page_lab(text, shown)
         new, stale = table(text, lab, shown)
         wrong = questions(text, lab, shown)

@@ -54,9 +54,7 @@ import subprocess
 import tempfile
 import time
 
-import landlock
-import syscalls
-import tracer
+from grading import landlock, syscalls, tracer
 
 # Uids handed to gradings: base + slot.  Far above the ranges distributions
 # give to users, system services and subordinate-id maps (and below 2^31,

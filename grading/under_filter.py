@@ -15,7 +15,10 @@ import argparse
 import os
 import sys
 
-import sandbox
+if __name__ == "__main__":  # run as a file: the kit's root in place of this folder (see grade.py)
+    HERE = os.path.dirname(os.path.realpath(__file__))
+    sys.path[0:1 if sys.path and os.path.realpath(sys.path[0]) == HERE else 0] = [os.path.dirname(HERE)]
+from grading import sandbox  # noqa: E402
 
 
 def main():

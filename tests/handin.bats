@@ -118,7 +118,7 @@ packed() {
 print(" ".join(sorted(answers.answered(open(sys.argv[2]).read()))))' "$ROOT/common" kit/answers.md
 	[ "$output" = "$(echo $questions)" ]
 	[ -d "$ROOT/grading" ] || return 0	# the students' kit has no grader to compare with
-	[ "$(cd "$ROOT/grading" && python3 -I -B -c 'import sys; sys.path.insert(0, "."); import grade; print(grade.answers.__file__)')" = "$ROOT/common/answers.py" ]
+	[ "$(python3 -I -B -c 'import sys; sys.path.insert(0, sys.argv[1]); from grading import standard; print(standard.answers.__file__)' "$ROOT")" = "$ROOT/common/answers.py" ]
 	# a question left empty, a Q1.10 that is not Q1.1: handin warns, naming them
 	printf '## Q1.1\n\n## Q1.10\nnot Q1.1\n' >kit/answers.md
 	LABS=1 run bash kit/common/handin.sh
@@ -168,17 +168,17 @@ print(" ".join(sorted(answers.answered(open(sys.argv[2]).read()))))' "$ROOT/comm
 	[ "$named" -ge 6 ]
 	[ -d "$ROOT/grading" ] || return 0	# the students' kit has no grader to compare with
 	# the grader's answers check, on the same file: the same questions fail
-	run python3 -I -B - "$ROOT/grading" kit/answers.md $labs <<-'PY'
+	run python3 -I -B - "$ROOT" kit/answers.md $labs <<-'PY'
 	import sys
 	sys.path.insert(0, sys.argv[1])
-	import grade, gradelib
+	from grading import discover, gradelib, standard
 	class G:
 	    def file(self, name):
 	        return open(sys.argv[2], "rb").read()
-	checks, modules = grade.load([int(n) for n in sys.argv[3:]])
+	checks, modules = discover.load([int(n) for n in sys.argv[3:]])
 	for lab, module in sorted(modules.items()):
 	    try:
-	        grade.answers_check(module.QUESTIONS)(G())
+	        standard.answers_check(module.QUESTIONS)(G())
 	        print(lab, "PASS")
 	    except gradelib.Fail as e:
 	        print(lab, e.args[0])

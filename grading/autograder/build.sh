@@ -69,8 +69,8 @@ case $out in /*) ;; *) out="$PWD/$out" ;; esac
 # Every lab named must be one the kit grades (labs/N-* and grading/labN/checks.py):
 # a zip that would give every student 0 is not built, nor one whose grader
 # stops at a lab folder it has no module or page for.
-missing=$(python3 -I -c 'import sys; sys.path.insert(0, sys.argv[1]); import grade; print(grade.kit_missing() or "")' "$KIT/grading") ||
-	die "grading/grade.py does not load"
+missing=$(python3 -I -c 'import sys; sys.path.insert(0, sys.argv[1]); from grading import discover; print(discover.kit_missing() or "")' "$KIT") ||
+	die "the grader (grading/) does not load"
 [ -z "$missing" ] || die "$missing"
 if [ -n "$labs" ]; then
 	have=$(cd "$KIT/labs" && for d in [1-9]-*; do [ -f "../grading/lab${d%%-*}/checks.py" ] && echo "${d%%-*}"; done | paste -sd,)
@@ -83,21 +83,21 @@ fi
 # would leave a speed check shown before the due date.
 if [ -n "$visibility" ]; then
 	[ "$platform" = gradescope ] || usage_error "--visibility: PrairieLearn has no per-check visibility"
-	problem=$(python3 -I - "$KIT/grading" "$visibility" "$labs" <<-'PY'
+	problem=$(python3 -I - "$KIT" "$visibility" "$labs" <<-'PY'
 	import sys
 	sys.path.insert(0, sys.argv[1])
-	import grade
+	from grading import discover, report
 	try:
-	    rules = grade.visibility_rules(sys.argv[2])
+	    rules = report.visibility_rules(sys.argv[2])
 	except ValueError as e:
 	    print(e)
 	    sys.exit(1)
-	names = [c.name for c in grade.load([int(n) for n in sys.argv[3].split(",")] if sys.argv[3] else grade.kit_labs())[0]]
+	names = [c.name for c in discover.load([int(n) for n in sys.argv[3].split(",")] if sys.argv[3] else discover.kit_labs())[0]]
 	for text in (t for t, _ in rules if not any(t in n for n in names)):
 	    print(f"'{text}' is in the name of no check of the labs graded (./grade.sh --list)")
 	    sys.exit(1)
 	PY
-	) || usage_error "--visibility: ${problem:-grading/grade.py does not load}"
+	) || usage_error "--visibility: ${problem:-the grader (grading/) does not load}"
 fi
 
 if command -v zip >/dev/null 2>&1; then

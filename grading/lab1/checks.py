@@ -8,8 +8,8 @@ import math
 import os
 import random
 
-import tracer
-from gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
+from grading import tracer
+from grading.gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
 
 LAB = 1
 STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures

@@ -25,8 +25,8 @@ import os
 import struct
 import time
 
-import tracer
-from gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
+from grading import tracer
+from grading.gradelib import Fail, Mutant, check, expect, lines_of, median, number, standard
 
 LAB = 2
 STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures

@@ -12,8 +12,8 @@ import math
 import os
 import re
 
-import tracer
-from gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
+from grading import tracer
+from grading.gradelib import Fail, Mutant, Skip, check, clean, expect, median, number, standard, usage_refused
 
 LAB = 3
 STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures

@@ -26,8 +26,8 @@ how many threads were inside a read of the file at once."""
 import os
 import re
 
-import tracer
-from gradelib import Fail, Mutant, check, declared_columns, expect, median, number, standard
+from grading import tracer
+from grading.gradelib import Fail, Mutant, check, declared_columns, expect, median, number, standard
 
 LAB = 5
 STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV, the figures

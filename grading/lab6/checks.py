@@ -13,7 +13,7 @@ import shlex
 import subprocess
 import sys
 
-from gradelib import KIT, Fail, Mutant, check, expect, median, standard, usage_refused
+from grading.gradelib import KIT, Fail, Mutant, check, expect, median, standard, usage_refused
 
 LAB6 = os.path.join(KIT, "labs", "6-fsync")
 

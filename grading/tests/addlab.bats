@@ -120,7 +120,7 @@ add_lab7_grader() {
 	cat >kit/grading/lab7/checks.py <<-'PY'
 	"""Lab 7 (a test's toy lab): squares."""
 
-	from gradelib import check, expect, standard
+	from grading.gradelib import check, expect, standard
 
 	LAB = 7
 	STANDARD = standard(build=1, columns=1, figures=2)

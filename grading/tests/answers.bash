@@ -21,6 +21,6 @@ comma() {
 # missing, reference, and number, the closing tables' format) imported, run
 # on the kit; it fails naming what the answers do not quote.
 quoted() {
-	{ echo "from reference_run import answer, med, missing, number, reference"; cat; } |
-		PYTHONPATH="$ROOT/grading/tests" python3 -B - "$ROOT"
+	{ echo "from grading.tests.reference_run import answer, med, missing, number, reference"; cat; } |
+		PYTHONPATH="$ROOT" python3 -B -
 }

@@ -1,18 +1,17 @@
 """What a lab's reference answers (grading/labN/answers.md) quote from its
 reference run (grading/labN/reference-run/): the medians its closing tables
 print, in their format. Used by grading/labN/tests/answers-labN.bats
-through answers.bash's quoted, which passes the kit's root."""
+through answers.bash's quoted."""
 
 import csv
 import math
 import os
 import re
 import statistics
-import sys
 
-ROOT = sys.argv[1]
-sys.path.insert(0, os.path.join(ROOT, "common"))
-from table import number  # noqa: E402  the closing tables' format: 4 significant digits
+from common.table import number    # the closing tables' format: 4 significant digits
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def reference(lab, name):

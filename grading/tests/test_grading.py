@@ -17,21 +17,53 @@ import time
 import unittest
 import unittest.mock
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grading"))
-import grade  # noqa: E402
-import gradelib  # noqa: E402
-import landlock  # noqa: E402
-import sandbox  # noqa: E402
-import syscalls  # noqa: E402
-import tracer  # noqa: E402
-import unpack  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pl_results  # noqa: E402  the schema and size PrairieLearn documents
+if __name__ == "__main__":  # run as a file: the kit's root in place of this folder (see grading/grade.py)
+    HERE = os.path.dirname(os.path.realpath(__file__))
+    sys.path[0:1 if sys.path and os.path.realpath(sys.path[0]) == HERE else 0] = [os.path.dirname(os.path.dirname(HERE))]
+from grading import batch, discover, gradelib, landlock, png, report, run, sandbox, standard  # noqa: E402
+from grading import syscalls, tracer, unpack  # noqa: E402
+from grading.tests import pl_results  # noqa: E402  the schema and size PrairieLearn documents
 
 ROOT = os.geteuid() == 0
 # A Python the sandbox's uid may run (not one in a home directory).
 PYTHON = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.access(p, os.X_OK)), None)
+
+
+class OneImportRoot(unittest.TestCase):
+    # grade.sh's entry run as grade.sh runs it (python3 -I), then the other
+    # commands' modules imported in the same process: what it loaded, by name
+    LOADED = """
+import os, runpy, sys
+entry, kit = sys.argv[1], os.path.dirname(os.path.dirname(sys.argv[1]))
+sys.argv = [entry, "--list"]
+try:
+    runpy.run_path(entry, run_name="__main__")
+except SystemExit:
+    pass
+for name in ("mutants", "rubric", "lessons", "under_filter", "classresults.__main__", "tests.reference_run"):
+    __import__("grading." + name)
+for name, module in sorted(sys.modules.items()):
+    path = os.path.realpath(getattr(module, "__file__", None) or "/")
+    if path.startswith(kit + os.sep):
+        print("LOADED", name, os.path.relpath(path, kit))
+"""
+
+    def test_every_module_of_the_kit_loads_under_one_name(self):
+        entry = os.path.join(os.path.realpath(gradelib.KIT), "grading", "grade.py")
+        p = subprocess.run([sys.executable, "-I", "-B", "-c", self.LOADED, entry, "x"],
+                           capture_output=True, text=True, cwd=os.path.join(gradelib.KIT, "grading"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        loaded = [line.split()[1:] for line in p.stdout.splitlines() if line.startswith("LOADED ")]
+        names = {}
+        for name, path in loaded:
+            names.setdefault(path, []).append(name)
+        self.assertIn("grading/lab6/checks.py", names)      # every lab's rubric, by --list
+        for path, also in names.items():
+            if path == "grading/grade.py":      # the entry, run as __main__, and grading.grade
+                continue
+            self.assertEqual(len(also), 1, f"{path} loaded as {also}")
+            # grading/x/y.py as grading.x.y, common/z.py as common.z (a package: its __init__.py)
+            self.assertEqual(also[0], path.removesuffix(".py").removesuffix("/__init__").replace("/", "."))
 
 
 class Text(unittest.TestCase):
@@ -74,23 +106,23 @@ class Text(unittest.TestCase):
                "      |     ^\n"
                "labs/1-interleave/writer.c:9:2: error: expected ';'\n"
                "    9 |  x = 1\n")
-        shown = grade.only_submission(out)
+        shown = standard.only_submission(out)
         self.assertNotIn("root", shown)
         self.assertIn("labs/1-interleave/writer.c:9:2: error: expected ';'", shown)
         self.assertIn("    9 |  x = 1", shown)
         self.assertIn("outside your submission", shown)
-        self.assertNotIn("secret", grade.only_submission("labs/../../x.h:1:1: error: 'secret'\n"))
+        self.assertNotIn("secret", standard.only_submission("labs/../../x.h:1:1: error: 'secret'\n"))
 
     def test_a_build_output_read_by_its_ends_quotes_their_lines(self):
         head = b"labs/1-interleave/writer.c:1:1: error: first\n" + b"x" * 100
         # the end cut among the lines shown under a message about /etc/passwd
         tail = b"t:x:0:0:root\n    2 | daemon:x:1:1\nlabs/1-interleave/writer.c:9:2: error: last\n"
-        shown = grade.build_quote(head, tail, 1000)
+        shown = standard.build_quote(head, tail, 1000)
         self.assertEqual(shown[0], "labs/1-interleave/writer.c:1:1: error: first")
         self.assertEqual(shown[2], f"(the middle not shown: the whole output is {len(head) + 1000 + len(tail)} bytes)")
         self.assertEqual(shown[3:], ["labs/1-interleave/writer.c:9:2: error: last"])
         many = b"".join(b"labs/1-interleave/writer.c:%d:1: error: e\n" % n for n in range(1, 31))
-        shown = grade.build_quote(many, b"", 0)
+        shown = standard.build_quote(many, b"", 0)
         self.assertEqual((len(shown), shown[9], shown[10], shown[11]),
                          (21, "labs/1-interleave/writer.c:10:1: error: e", "(10 lines not shown)",
                           "labs/1-interleave/writer.c:21:1: error: e"))
@@ -162,9 +194,9 @@ class Unpack(unittest.TestCase):
 
 class Labs(unittest.TestCase):
     def test_labs_txt_is_a_set_of_the_kits_labs(self):
-        self.assertEqual(grade.labs_txt(b"1,2\n", [1, 2, 3]), ([1, 2], []))
-        self.assertEqual(grade.labs_txt(b"3 1", [1, 2, 3]), ([1, 3], []))
-        labs, notes = grade.labs_txt(b"1," * 49 + b"7,x", [1, 2, 3])
+        self.assertEqual(discover.labs_txt(b"1,2\n", [1, 2, 3]), ([1, 2], []))
+        self.assertEqual(discover.labs_txt(b"3 1", [1, 2, 3]), ([1, 3], []))
+        labs, notes = discover.labs_txt(b"1," * 49 + b"7,x", [1, 2, 3])
         self.assertEqual(labs, [1])
         self.assertEqual(notes, ["labs.txt: lab 1 named again: graded once",
                                  "labs.txt: this course has no lab 7: ignored",
@@ -172,14 +204,26 @@ class Labs(unittest.TestCase):
 
     def test_labs_txt_naming_no_lab_grades_every_lab(self):
         for data in (b"", b"7", b"\x1b[2J", b"0"):
-            labs, notes = grade.labs_txt(data, [1, 2])
+            labs, notes = discover.labs_txt(data, [1, 2])
             self.assertIsNone(labs)
             self.assertEqual(notes[-1], "labs.txt names no lab of this course: every lab graded (1,2)")
             self.assertNotIn("\x1b", "".join(notes))
 
-    def test_batch_names_are_unique(self):
-        self.assertEqual(grade.batch_names(["d/alice", "d/alice.tar.gz", "d/bob.tar.gz"]),
-                         ["alice", "alice.tar.gz", "bob"])
+    def test_a_student_handed_in_twice_is_graded_once_from_the_tarball(self):
+        chosen, lines = batch.handins(["alice", "alice.tar.gz", "bob.tar.gz", "carol"])
+        self.assertEqual(chosen, {"alice": "alice.tar.gz", "bob": "bob.tar.gz", "carol": "carol"})
+        self.assertEqual(lines, ["alice.tar.gz and alice/ are the same student's handin: "
+                                 "alice.tar.gz graded, alice/ left out"])
+        self.assertEqual(batch.handins(["a.tar.gz", "b"]), ({"a": "a.tar.gz", "b": "b"}, []))
+
+    def test_batch_says_when_handins_graded_different_labs(self):
+        def graded(*labs):
+            return dict(tests=[dict(tags=[f"lab{n}"]) for n in labs] + [dict(tags=["all"])])
+        same = {"alice": graded(1, 1, 2), "bob": graded(2, 1), "broken": {}}
+        self.assertIsNone(batch.labs_differ(same))
+        line = batch.labs_differ(dict(same, carol=graded(1)))
+        self.assertEqual(line, "the handins' labs.txt chose different labs (labs 1: 1 (e.g. carol); labs 1,2: 2 "
+                               "(e.g. alice)), so their max_score differ: --labs LIST grades every row for the same labs")
 
     def test_a_grading_reads_a_file_once_and_never_a_huge_one(self):
         d = tempfile.mkdtemp()
@@ -204,7 +248,7 @@ class Labs(unittest.TestCase):
         d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, d)
         os.mkdir(f"{d}/data")
-        check = grade.columns_check(7, "data/t.csv", ["n", "square"])
+        check = standard.columns_check(7, "data/t.csv", ["n", "square"])
         for text, why in [('"n,square"\n"1,1"\n', "no column n, square"),
                           ("n,square,n\n1,1,1\n", "a column named twice: n"),
                           ("n,square\n" + "x" * 200000 + ",1\n", "not CSV \\(field larger"),
@@ -229,12 +273,12 @@ class Results(unittest.TestCase):
         checks = [gradelib.Check(1, 1, "build launch", None, (), 1), gradelib.Check(1, 3, "launch works", None, (), 1),
                   gradelib.Check(1, 2, "needs a feature", None, (), 1), gradelib.Check(2, 2, "lab two", None, (), 1),
                   gradelib.Check(None, 1, "machine", None, (), 1)]
-        records = [grade.record(c, s, m) for c, s, m in zip(
+        records = [run.record(c, s, m) for c, s, m in zip(
             checks, ("PASS", "FAIL", "SKIP", "PASS", "FAIL"), (None, "wrong\nreproduce: x", "no io_uring", "ok", "no"))]
-        return grade.result(records, {}, "test", [], dict(seed=7, notes=[], started=time.monotonic(), submission=sub))
+        return report.result(records, {}, "test", [], dict(seed=7, notes=[], started=time.monotonic(), submission=sub))
 
     def test_gradescope_numbers_tags_and_skips(self):
-        r = grade.gradescope_json(self.result())
+        r = report.gradescope_json(self.result())
         self.assertEqual((r["score"], r["extra_data"]), (3, dict(seed=7, max_score=7)))
         self.assertEqual([t.get("number") for t in r["tests"]], ["1.1", "1.2", "1.3", "2.1", None])
         self.assertEqual([t["tags"] for t in r["tests"]], [["lab1"]] * 3 + [["lab2"], ["all"]])
@@ -242,8 +286,8 @@ class Results(unittest.TestCase):
         self.assertIn("Note: 1 check(s) skipped", r["output"])
 
     def test_gradescope_visibility_by_rule_and_a_short_text_for_students(self):
-        rules = grade.visibility_rules("build=hidden;launch=after_due_date;1: =after_published")
-        r = grade.gradescope_json(self.result(), rules)
+        rules = report.visibility_rules("build=hidden;launch=after_due_date;1: =after_published")
+        r = report.gradescope_json(self.result(), rules)
         # the first rule that matches; none: visible
         self.assertEqual([t["visibility"] for t in r["tests"]],
                          ["hidden", "after_due_date", "after_published", "visible", "visible"])
@@ -252,43 +296,43 @@ class Results(unittest.TestCase):
         self.assertNotIn("test", r["output"])       # the containment ("test" here) is not in it
         for bad in ("speed", "speed=soon", "=hidden", "a=visible;b"):
             with self.assertRaises(ValueError):
-                grade.visibility_rules(bad)
+                report.visibility_rules(bad)
 
     def test_prairielearn_score_tests_and_figures(self):
         with tempfile.TemporaryDirectory() as sub:
             os.mkdir(os.path.join(sub, "plot"))
-            gps = [sorted(f for f in os.listdir(os.path.join(grade.KIT, "plot")) if f.startswith(f"lab{n}-"))[i]
+            gps = [sorted(f for f in os.listdir(os.path.join(gradelib.KIT, "plot")) if f.startswith(f"lab{n}-"))[i]
                    for n, i in ((1, 0), (1, 1), (2, 0))]
-            png = grade.PNG_SIGNATURE + b"x" * 100
-            for gp, data in zip(gps, (png, b"GIF89a", png + b"x" * grade.IMAGE_LIMIT)):
+            image = png.PNG_SIGNATURE + b"x" * 100
+            for gp, data in zip(gps, (image, b"GIF89a", image + b"x" * report.IMAGE_LIMIT)):
                 with open(os.path.join(sub, "plot", gp[:-3] + ".png"), "wb") as f:
                     f.write(data)
-            r = grade.prairielearn_json(self.result(sub))
+            r = report.prairielearn_json(self.result(sub))
         self.assertEqual((r["gradable"], r["score"], r["message"]), (True, round(3 / 7, 4), "Score: 3/7"))
         self.assertEqual([(t["points"], t["max_points"]) for t in r["tests"]], [(1, 1), (0, 3), (0, 0), (2, 2), (0, 1)])
         self.assertEqual(r["tests"][1]["message"], "wrong\nreproduce: x")
         self.assertEqual(r["tests"][0]["message"], "")
         # the PNG shown, the GIF left out, the one over the limit named in the output
         self.assertEqual([i["label"] for i in r["images"]], [f"plot/{gps[0][:-3]}.png"])
-        self.assertEqual(r["images"][0]["url"], "data:image/png;base64," + base64.b64encode(png).decode())
+        self.assertEqual(r["images"][0]["url"], "data:image/png;base64," + base64.b64encode(image).decode())
         self.assertIn(f"plot/{gps[2][:-3]}.png not shown", r["output"])
 
     def test_prairielearn_results_stay_within_1_mb_whatever_the_handin(self):
         # every figure a PNG of 399 KB that does not compress, and 120
         # checks quoting 40 lines of 300 characters each (clean's caps)
-        labs = grade.kit_labs()
+        labs = discover.kit_labs()
         checks = [gradelib.Check(labs[i % len(labs)], 2, f"check {i}", None, (), 1) for i in range(120)]
         said = "\n".join("x" * 300 for _ in range(40))
-        records = [grade.record(c, "FAIL", said) for c in checks]
+        records = [run.record(c, "FAIL", said) for c in checks]
         with tempfile.TemporaryDirectory() as sub:
             os.mkdir(os.path.join(sub, "plot"))
-            gps = [gp for gp in os.listdir(os.path.join(grade.KIT, "plot")) if gp.startswith("lab") and gp.endswith(".gp")]
+            gps = [gp for gp in os.listdir(os.path.join(gradelib.KIT, "plot")) if gp.startswith("lab") and gp.endswith(".gp")]
             for gp in gps:
                 with open(os.path.join(sub, "plot", gp[:-3] + ".png"), "wb") as f:
-                    f.write(grade.PNG_SIGNATURE + os.urandom(grade.IMAGE_LIMIT - 1000))
-            res = grade.result(records, {}, "test", [], dict(seed=7, notes=[], started=time.monotonic(), submission=sub))
-            r = grade.prairielearn_json(res)
-        size = grade.json_size(r)
+                    f.write(png.PNG_SIGNATURE + os.urandom(report.IMAGE_LIMIT - 1000))
+            res = report.result(records, {}, "test", [], dict(seed=7, notes=[], started=time.monotonic(), submission=sub))
+            r = report.prairielearn_json(res)
+        size = report.json_size(r)
         self.assertEqual(pl_results.problems(r, size, True), [])
         self.assertLess(size, 1_000_000)
         # one figure (532 KB in base64) fits; each one left out is named, with where it is
@@ -306,7 +350,7 @@ class Results(unittest.TestCase):
                 json.dump(dict(score=0, output="The grader could not grade this submission: bad\ntar",
                                tests=[], extra_data=dict(seed=1, max_score=None)), f)
             with contextlib.redirect_stdout(io.StringIO()):
-                grade.write_pl_scores(out, ["alice", "bob", "carol"], "lab1q")
+                batch.write_pl_scores(out, ["alice", "bob", "carol"], "lab1q")
             with open(os.path.join(out, "pl-scores.csv")) as f:
                 rows = list(csv.reader(f))
             self.assertFalse(os.path.exists(os.path.join(out, "pl-scores.csv.tmp")))

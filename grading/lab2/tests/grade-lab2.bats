@@ -159,10 +159,10 @@ setup_file() {
 # taken again while held, partial locks, and t's size.
 locks() {
 	: >t
-	python3 -I - "$ROOT/grading" "$ROOT/bin/$1" "${@:2}" <<-'PY'
+	python3 -I - "$ROOT" "$ROOT/bin/$1" "${@:2}" <<-'PY'
 		import os, subprocess, sys
 		sys.path.insert(0, sys.argv[1])
-		import tracer
+		from grading import tracer
 		argv = tracer.command("log", tracer.LOCKS, paths=[os.path.abspath("t")]) + sys.argv[2:] + ["t"]
 		subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
 		seen = tracer.lock_order("log")
