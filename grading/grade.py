@@ -164,14 +164,13 @@ def build_check(prog, src, build_time):
                        "(does a source take that long to compile?)", f"make bin/{prog}")
         start = time.monotonic()
         # Under the limits and the watchdog of a run: disk and memory too.
-        with tempfile.TemporaryFile(dir=g.work) as out:
+        with tempfile.TemporaryFile(dir=g.work) as out, g.building():
             proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
                                stdout=out, stderr=subprocess.STDOUT)
             try:
                 killed = g.watch(proc, limit, out)
             finally:
                 build_time["left"] -= time.monotonic() - start
-                g.box.end_processes()
             out.seek(0)
             ends = gradelib.output_ends(out, BUILD_LIMIT)     # its ends: a compiler may print gigabytes
         if killed:
@@ -483,7 +482,11 @@ def prepare_build(g, sub):
     for top, dirs, files in os.walk(g.build):
         for name in dirs + files:
             g.box.own(os.path.join(top, name))
-    g.box.own(g.build)
+    # Open to the uid only while a build runs (Grading.building): where no
+    # Landlock or bubblewrap keeps a program in its run directory, one of
+    # an earlier check rewrote the source of a later build (Lab 4's race
+    # check, whose ThreadSanitizer build must compile what the graded one did).
+    g.box.close(g.build)
 
 
 def probe_host(g, modules):

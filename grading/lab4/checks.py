@@ -511,7 +511,7 @@ def tsan_build(g, *progs):
         src = next(s for s in (PWRITERS, DATAGEN) if s.endswith(f"/{p}.c"))
         pp = f"build/pp/{p}"
         again = f"make {pp}.i {pp}.tsan.i {pp}-tsan"
-        with g._capture() as out:
+        with g._capture() as out, g.building():
             proc = g.box.popen(["make", "-s", f"{pp}.i", f"{pp}.tsan.i", f"{pp}-tsan"], cwd=g.build,
                                binds=[g.build], cpu=120, stdout=out, stderr=subprocess.STDOUT)
             try:
@@ -521,7 +521,6 @@ def tsan_build(g, *progs):
                 raise Fail("building with ThreadSanitizer took too long", again) from None
             finally:
                 g.box.waited(proc)
-                g.box.end_processes()
             out.seek(0)
             said = out.read(PP_LIMIT + 1)
         # Not quoted: the graded build compiled this text, so what fails

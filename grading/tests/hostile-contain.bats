@@ -138,6 +138,16 @@ while True:
 	wait $!
 	grade offlist-3 1 "writer:" & grade offlist-4 5 "iopattern: CSV rows"
 	wait $!
+	# A racy pwriters (a mutant) whose first run rewrites its source in the
+	# grader's build directory before the race check builds it with
+	# ThreadSanitizer, where nothing but the uid's file modes stands in its
+	# way: no bubblewrap, and a kernel without Landlock (nolandlock.py).
+	mkdir -p subs/rebuilder/labs/4-writers
+	cp "$ROOT"/labs/4-writers/{pwriters,datagen}.c subs/rebuilder/labs/4-writers/
+	python3 -I -B "$ROOT/grading/mutants.py" --labs 4 --apply pwriters-takes-outside-lock subs/rebuilder >/dev/null
+	cat "$ROOT/grading/tests/fixtures/hostile/rebuilder.c" >>subs/rebuilder/labs/4-writers/pwriters.c
+	python3 "$ROOT/grading/tests/fixtures/hostile/nolandlock.py" "$ROOT/grade.sh" --no-bwrap --labs 4 \
+		--only pwriters subs/rebuilder >grades/rebuilder.txt 2>&1
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -277,6 +287,13 @@ kernel_answers() {
 		[ "$(grep ': PASS ' "grades/offlist-$group.txt" | grep -vc ': build ')" -eq 0 ]
 		grep -Eq '^lab[15]: (writer|iopattern)[^:]*: .*: FAIL 0/' "grades/offlist-$group.txt"
 	done
+}
+
+@test "contain: without Landlock or bubblewrap, a program rewriting the source of a later build (Lab 4's race check) changes nothing: FAIL" {
+	grep -q '^Containment: .*no Landlock' grades/rebuilder.txt
+	grep -E ': (PASS|FAIL|SKIP) ' grades/rebuilder.txt
+	grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" grades/rebuilder.txt
+	grep -q "ThreadSanitizer found a data race" grades/rebuilder.txt
 }
 
 @test "contain: memory is limited per run, not per process: 3 processes x 100 MiB over 256 MiB" {
