@@ -526,6 +526,17 @@ def writable_dirs(uid, tops=SHARED_TMP):
     return found
 
 
+def elsewhere_writable(uid):
+    """The world-writable directories uid may reach outside SHARED_TMP (a
+    chroot's /tmp or /run/lock, say), where nothing but Landlock or
+    bubblewrap keeps its programs from writing: a walk of the whole file
+    system but /proc and /sys (some 1.5 CPU-s, so once a grading)."""
+    tops = [e.path for e in os.scandir("/") if e.is_dir(follow_symlinks=False) and e.name not in ("proc", "sys")]
+    below = tuple(t + "/" for t in SHARED_TMP)
+    return tuple(d for d in writable_dirs(uid, tops) if d not in SHARED_TMP and not d.startswith(below)
+                 and os.lstat(d).st_mode & stat.S_IWOTH)
+
+
 def remove_files_of(uid, dirs=None):
     """Removes what uid left in the shared temporary directories, at any
     depth where it could write (dirs: writable_dirs(uid))."""
@@ -690,6 +701,7 @@ class Sandbox:
         self.uid = self.gid = None
         self._slot = None
         self._started = False   # whether a program ran since the uid was last proven empty
+        self.elsewhere = ()     # world-writable directories outside SHARED_TMP it may reach (_find_shared)
         self.landlock = landlock.abi()   # 0: none
         become_subreaper()
         if self.root:
@@ -708,6 +720,11 @@ class Sandbox:
                 "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
                 "or pass --unsafe-no-sandbox")
         self.unsafe = not self.root and not self.bwrap
+        # Without Landlock or bubblewrap a program may write in every
+        # world-writable directory of the machine: a 300 MB file in a
+        # chroot's /tmp was counted by no limit and outlived the grading.
+        if self.root and not self.bwrap and not self.landlock:
+            self.elsewhere = elsewhere_writable(self.uid)
         self._find_shared()
         # None, or why the grader's tracer cannot watch students' programs here.
         self.trace_refused = self._tracer_refused()
@@ -775,7 +792,7 @@ class Sandbox:
         try:
             self.end_processes()
             if self.root:
-                remove_files_of(self.uid)
+                remove_files_of(self.uid, writable_dirs(self.uid, SHARED_TMP + self.elsewhere))
         finally:
             if self._slot is not None:
                 os.close(self._slot)
@@ -801,7 +818,7 @@ class Sandbox:
         """The shared directories the watchdog looks into, found again
         before each check (another user may have made one meanwhile): as
         root outside bubblewrap (inside, /tmp is the sandbox's own)."""
-        self.shared = writable_dirs(self.uid) if self.root and not self.bwrap else ()
+        self.shared = writable_dirs(self.uid, SHARED_TMP + self.elsewhere) if self.root and not self.bwrap else ()
 
     def close(self, path):
         """A run directory whose check has ended: the grader's alone, so no

@@ -148,6 +148,14 @@ while True:
 	cat "$ROOT/grading/tests/fixtures/hostile/rebuilder.c" >>subs/rebuilder/labs/4-writers/pwriters.c
 	python3 "$ROOT/grading/tests/fixtures/hostile/nolandlock.py" "$ROOT/grade.sh" --no-bwrap --labs 4 \
 		--only pwriters subs/rebuilder >grades/rebuilder.txt 2>&1
+	# A writer that puts 300 MiB in a world-writable directory outside the
+	# shared temporary ones (a chroot's /tmp), without Landlock or bubblewrap.
+	WW=$(mktemp -d /var/lib/iolab-contain-ww.XXXXXX)
+	chmod 1777 "$WW"
+	echo "$WW" >ww-dir
+	sub stasher 1-interleave writer stasher "DIR \"$WW\"" "STASH_MB 300"
+	IOLAB_LIMIT_DISK_MIB=256 python3 "$ROOT/grading/tests/fixtures/hostile/nolandlock.py" "$ROOT/grade.sh" \
+		--no-bwrap --labs 1 --only "writer:" subs/stasher >grades/stasher.txt 2>&1
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -156,6 +164,7 @@ teardown_file() {
 	[ -s server.pid ] && kill "$(cat server.pid)" 2>/dev/null
 	[ -s other-dir ] && rm -rf "$(cat other-dir)"
 	[ -s bus-dir ] && rm -rf "$(cat bus-dir)"
+	[ -s ww-dir ] && rm -rf "$(cat ww-dir)"
 	return 0
 }
 
@@ -294,6 +303,14 @@ kernel_answers() {
 	grep -E ': (PASS|FAIL|SKIP) ' grades/rebuilder.txt
 	grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" grades/rebuilder.txt
 	grep -q "ThreadSanitizer found a data race" grades/rebuilder.txt
+}
+
+@test "contain: without Landlock or bubblewrap, 300 MiB in a world-writable directory outside /tmp count in the disk limit and go with the grading" {
+	grep -q '^Containment: .*no Landlock' grades/stasher.txt
+	grep -E ': (PASS|FAIL|SKIP) ' grades/stasher.txt
+	grep -q "writer wrote more than 256 MiB or 20000 files (killed)" grades/stasher.txt
+	[ -d "$(cat ww-dir)" ]
+	[ -z "$(ls -A "$(cat ww-dir)")" ]
 }
 
 @test "contain: memory is limited per run, not per process: 3 processes x 100 MiB over 256 MiB" {
