@@ -97,6 +97,7 @@ while True:
 	sub bloater 1-interleave writer bloater "BLOAT 300"
 	sub ringer 5-patterns iopattern ringer "${defs[@]}"
 	sub knocker 5-patterns iopattern knocker "SOCKET \"$BUS/bus\"" "TAG \"$TAG\""
+	sub allocator 5-patterns iopattern allocator "ALLOC_MB 1024"
 	# Calls off the filter's list, four groups of them (offlist.c): three
 	# writers of Lab 1, which may make a memfd, and an iopattern of Lab 5
 	# outside its --iodepth check, which may not, nor set up an io_uring.
@@ -138,6 +139,7 @@ while True:
 	wait $!
 	grade offlist-3 1 "writer:" & grade offlist-4 5 "iopattern: CSV rows"
 	wait $!
+	grade allocator 5 "iodepth: N"
 	# A racy pwriters (a mutant) whose first run rewrites its source in the
 	# grader's build directory before the race check builds it with
 	# ThreadSanitizer, where nothing but the uid's file modes stands in its
@@ -232,6 +234,15 @@ io_uring_skipped() {
 		io_uring_skipped knocker
 	fi
 	[ "$(grep -c "$(cat tag)" bus.log)" -eq "$(cat bus.before)" ]
+}
+
+@test "contain: io_uring's fallocate takes no more disk than a bounded tmpfs in Lab 5's --iodepth check; the run directory is read-only there" {
+	grep -E 'allocator:|SKIP' grades/allocator.txt
+	if in_bubblewrap allocator; then
+		grep -Eq "allocator: here=(ENOSPC|EFBIG)\(0MiB\) up=EROFS\(0MiB\)" grades/allocator.txt
+	else
+		io_uring_skipped allocator
+	fi
 }
 
 @test "contain: an earlier check's run directory is neither readable nor writable" {
