@@ -149,7 +149,7 @@ while True:
 	python3 -I -B "$ROOT/grading/mutants.py" --labs 4 --apply pwriters-takes-outside-lock subs/rebuilder >/dev/null
 	cat "$ROOT/grading/tests/fixtures/hostile/rebuilder.c" >>subs/rebuilder/labs/4-writers/pwriters.c
 	python3 "$ROOT/grading/tests/fixtures/hostile/nolandlock.py" "$ROOT/grade.sh" --no-bwrap --labs 4 \
-		--only pwriters subs/rebuilder >grades/rebuilder.txt 2>&1
+		--only pwriters subs/rebuilder >grades/rebuilder.txt 2>&1 || true	# (the tests read the report)
 	# A writer that puts 300 MiB in a world-writable directory outside the
 	# shared temporary ones (a chroot's /tmp), without Landlock or bubblewrap.
 	WW=$(mktemp -d /var/lib/iolab-contain-ww.XXXXXX)
@@ -157,7 +157,7 @@ while True:
 	echo "$WW" >ww-dir
 	sub stasher 1-interleave writer stasher "DIR \"$WW\"" "STASH_MB 300"
 	IOLAB_LIMIT_DISK_MIB=256 python3 "$ROOT/grading/tests/fixtures/hostile/nolandlock.py" "$ROOT/grade.sh" \
-		--no-bwrap --labs 1 --only "writer:" subs/stasher >grades/stasher.txt 2>&1
+		--no-bwrap --labs 1 --only "writer:" subs/stasher >grades/stasher.txt 2>&1 || true
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -317,6 +317,7 @@ kernel_answers() {
 }
 
 @test "contain: without Landlock or bubblewrap, 300 MiB in a world-writable directory outside /tmp count in the disk limit and go with the grading" {
+	cat grades/stasher.txt
 	grep -q '^Containment: .*no Landlock' grades/stasher.txt
 	grep -E ': (PASS|FAIL|SKIP) ' grades/stasher.txt
 	grep -q "writer wrote more than 256 MiB or 20000 files (killed)" grades/stasher.txt
