@@ -32,6 +32,7 @@ report, results.json and the class CSV are all rendered from the records
 check must catch, are graded by grading/mutants.py.
 """
 
+import contextlib
 import csv
 import functools
 import hashlib
@@ -573,6 +574,19 @@ class Grading:
             return self.box.over_limits(self.watched(), proc.pid, os.fstat(out.fileno()).st_size)
         finally:
             self.box.waited(proc)
+
+    @contextlib.contextmanager
+    def building(self):
+        """The build directory open to the students' uid while a build runs
+        in it, and closed again once every process of the uid has ended
+        (prepare_build closed it): no student's program of another check
+        reaches it, to change what a later build compiles."""
+        self.box.own(self.build)
+        try:
+            yield
+        finally:
+            self.box.end_processes()
+            self.box.close(self.build)
 
     def need(self, *progs):
         for prog in progs:

@@ -20,7 +20,8 @@ Layers, outermost first (docs/instructors.md has the table):
      io_uring request could still ask for it), no memfd but in Lab 1, no
      io_uring unless a check asks for it and bubblewrap runs (no filter
      sees an io_uring request: outside bubblewrap, one could open a Unix
-     socket of the machine by its path, which nothing else closes),
+     socket of the machine by its path, which nothing else closes; inside,
+     its program writes only in a tmpfs of bounded size: a fallocate),
      nothing but the machine's own system-call ABI.  Each program starts
      in a session keyring of its own, empty: the grader's is out of its
      reach.
@@ -524,6 +525,17 @@ def writable_dirs(uid, tops=SHARED_TMP):
     return found
 
 
+def elsewhere_writable(uid):
+    """The world-writable directories uid may reach outside SHARED_TMP (a
+    chroot's /tmp or /run/lock, say), where nothing but Landlock or
+    bubblewrap keeps its programs from writing: a walk of the whole file
+    system but /proc and /sys (some 1.5 CPU-s, so once a grading)."""
+    tops = [e.path for e in os.scandir("/") if e.is_dir(follow_symlinks=False) and e.name not in ("proc", "sys")]
+    below = tuple(t + "/" for t in SHARED_TMP)
+    return tuple(d for d in writable_dirs(uid, tops) if d not in SHARED_TMP and not d.startswith(below)
+                 and os.lstat(d).st_mode & stat.S_IWOTH)
+
+
 def remove_files_of(uid, dirs=None):
     """Removes what uid left in the shared temporary directories, at any
     depth where it could write (dirs: writable_dirs(uid))."""
@@ -688,6 +700,7 @@ class Sandbox:
         self.uid = self.gid = None
         self._slot = None
         self._started = False   # whether a program ran since the uid was last proven empty
+        self.elsewhere = ()     # world-writable directories outside SHARED_TMP it may reach (_find_shared)
         self.landlock = landlock.abi()   # 0: none
         become_subreaper()
         if self.root:
@@ -706,6 +719,11 @@ class Sandbox:
                 "install bubblewrap (sudo apt-get install bubblewrap), run as root, "
                 "or pass --unsafe-no-sandbox")
         self.unsafe = not self.root and not self.bwrap
+        # Without Landlock or bubblewrap a program may write in every
+        # world-writable directory of the machine: a 300 MB file in a
+        # chroot's /tmp was counted by no limit and outlived the grading.
+        if self.root and not self.bwrap and not self.landlock:
+            self.elsewhere = elsewhere_writable(self.uid)
         self._find_shared()
         # None, or why the grader's tracer cannot watch students' programs here.
         self.trace_refused = self._tracer_refused()
@@ -773,7 +791,7 @@ class Sandbox:
         try:
             self.end_processes()
             if self.root:
-                remove_files_of(self.uid)
+                remove_files_of(self.uid, writable_dirs(self.uid, SHARED_TMP + self.elsewhere))
         finally:
             if self._slot is not None:
                 os.close(self._slot)
@@ -799,7 +817,7 @@ class Sandbox:
         """The shared directories the watchdog looks into, found again
         before each check (another user may have made one meanwhile): as
         root outside bubblewrap (inside, /tmp is the sandbox's own)."""
-        self.shared = writable_dirs(self.uid) if self.root and not self.bwrap else ()
+        self.shared = writable_dirs(self.uid, SHARED_TMP + self.elsewhere) if self.root and not self.bwrap else ()
 
     def close(self, path):
         """A run directory whose check has ended: the grader's alone, so no
@@ -881,7 +899,7 @@ class Sandbox:
         finally:
             shutil.rmtree(where, ignore_errors=True)
 
-    def _bwrap_args(self, cwd, binds, ro_binds, env, seccomp=None):
+    def _bwrap_args(self, cwd, binds, ro_binds, env, seccomp=None, tmpfs=()):
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
                 "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -900,6 +918,8 @@ class Sandbox:
             args += ["--ro-bind", d, d]
         for d in binds:
             args += ["--bind", d, d]
+        for d in tmpfs:     # (mounted over what is bound above)
+            args += ["--size", str(TMPFS_SIZE), "--tmpfs", d]
         for name, value in env.items():
             args += ["--setenv", name, value]
         if seccomp is not None:     # the program's filter, installed just before it starts
@@ -915,7 +935,8 @@ class Sandbox:
         address_space: its RLIMIT_AS (RLIM_INFINITY for a ThreadSanitizer
         build, which reserves terabytes of shadow memory it never touches).
         allow_io_uring: lets it set up an io_uring, inside bubblewrap only
-        (NO_IO_URING says why not outside); calls: the other ON_REQUEST
+        (NO_IO_URING says why not outside), where it then runs in a tmpfs
+        below cwd, which it may only read; calls: the other ON_REQUEST
         groups of system calls it may make (a lab's SYSTEM_CALLS).
         Landlock lets it read ro_binds and binds and write binds: argv[0]
         confines itself where reaper (grading/reaper.c does, after opening
@@ -959,7 +980,19 @@ class Sandbox:
         if reaper:
             env["IOLAB_SECCOMP_FD"] = str(filter_fd)
         if use_bwrap:
-            argv = self._bwrap_args(cwd, binds, ro_binds, env, None if reaper else filter_fd) + list(argv)
+            inside = cwd
+            if allow_io_uring:
+                # io_uring's fallocate (IORING_OP_FALLOCATE, which no filter
+                # sees) took 1 GiB of blocks in 28 ms, FALLOC_FL_KEEP_SIZE
+                # past RLIMIT_FSIZE: the whole disk between two looks of the
+                # watchdog, for every grading beside it. The program writes
+                # only in a tmpfs of bounded size mounted on a new directory
+                # below its run directory (so below Landlock's rule for it),
+                # which is bound read-only.
+                inside = tempfile.mkdtemp(prefix="io-", dir=cwd)
+                binds, ro_binds = (), (*ro_binds, *binds)
+            argv = self._bwrap_args(inside, binds, ro_binds, env, None if reaper else filter_fd,
+                                    tmpfs=(inside,) if inside != cwd else ()) + list(argv)
             env = {}
             # bubblewrap starts under the program's filter and what it needs to set up
             fprog = seccomp_filter(allow_io_uring, setup=True, calls=calls)

@@ -33,14 +33,13 @@ def build_check(prog, src, build_time):
                        "(does a source take that long to compile?)", f"make bin/{prog}")
         start = time.monotonic()
         # Under the limits and the watchdog of a run: disk and memory too.
-        with tempfile.TemporaryFile(dir=g.work) as out:
+        with tempfile.TemporaryFile(dir=g.work) as out, g.building():
             proc = g.box.popen(["make", "-s", f"bin/{prog}"], cwd=g.build, binds=[g.build], cpu=int(limit) + 1,
                                stdout=out, stderr=subprocess.STDOUT)
             try:
                 killed = g.watch(proc, limit, out)
             finally:
                 build_time["left"] -= time.monotonic() - start
-                g.box.end_processes()
             out.seek(0)
             ends = gradelib.output_ends(out, BUILD_LIMIT)     # its ends: a compiler may print gigabytes
         if killed:

@@ -239,6 +239,7 @@ def children_usage(path, program):
 
 
 _FD_PATH = re.compile(r"\d+<(.*)>,")     # -y: a descriptor, and its file's path
+_FDS = re.compile(r"\d+<([^<>]*)>")     # each, in order (strace escapes < and > in a path)
 WRITERS = ("execve",) + WRITES      # what writers reads
 
 
@@ -257,3 +258,35 @@ def writers(path):
         elif e.name in WRITES and e.ret > 0 and (m := _FD_PATH.match(e.args)):
             files.setdefault(m[1], set()).add(e.pid)
     return files, mains
+
+
+# The calls that put bytes into a file by no write call of the thread the
+# bytes come from (fds): stores through a shared writable mapping (made by
+# any thread, written by all), a copy from another file (copy_file_range,
+# sendfile, splice: written there by whom?), a clone of another file's
+# blocks (FICLONE).  A pwriters whose main thread wrote every file but
+# its last byte so, each thread then appending one, passed as "each file
+# written by a thread of its own".
+INDIRECT = ("mmap", "sendfile", "copy_file_range", "splice", "ioctl")
+
+
+def indirect_writes(path):
+    """[(thread id, call, file's path)] of the calls (calls INDIRECT, fds)
+    that put bytes into a file otherwise than a write call: a mapping
+    shared and writable, a copy into it, a clone of blocks.  Not into a
+    pipe, a socket or a device."""
+    found = []
+    for e in events(path):
+        if e.kind != "call" or e.ret is None or e.ret < 0:
+            continue
+        fds = _FDS.findall(e.args)
+        if e.name == "mmap":
+            into = fds[:1] if "PROT_WRITE" in e.args and "MAP_SHARED" in e.args else []
+        elif e.name == "ioctl":
+            into = fds[:1] if re.search(r"FICLONE|FIDEDUPE", e.args) else []
+        elif e.name == "sendfile":     # (out_fd, in_fd, ...)
+            into = fds[:1]
+        else:                          # copy_file_range, splice: (fd_in, off_in, fd_out, ...)
+            into = fds[1:2]
+        found += [(e.pid, e.name, p) for p in into if not p.startswith(("pipe:", "socket:", "/dev/"))]
+    return found

@@ -97,6 +97,7 @@ while True:
 	sub bloater 1-interleave writer bloater "BLOAT 300"
 	sub ringer 5-patterns iopattern ringer "${defs[@]}"
 	sub knocker 5-patterns iopattern knocker "SOCKET \"$BUS/bus\"" "TAG \"$TAG\""
+	sub allocator 5-patterns iopattern allocator "ALLOC_MB 1024"
 	# Calls off the filter's list, four groups of them (offlist.c): three
 	# writers of Lab 1, which may make a memfd, and an iopattern of Lab 5
 	# outside its --iodepth check, which may not, nor set up an io_uring.
@@ -138,6 +139,25 @@ while True:
 	wait $!
 	grade offlist-3 1 "writer:" & grade offlist-4 5 "iopattern: CSV rows"
 	wait $!
+	grade allocator 5 "iodepth: N"
+	# A racy pwriters (a mutant) whose first run rewrites its source in the
+	# grader's build directory before the race check builds it with
+	# ThreadSanitizer, where nothing but the uid's file modes stands in its
+	# way: no bubblewrap, and a kernel without Landlock (nolandlock.py).
+	mkdir -p subs/rebuilder/labs/4-writers
+	cp "$ROOT"/labs/4-writers/{pwriters,datagen}.c subs/rebuilder/labs/4-writers/
+	python3 -I -B "$ROOT/grading/mutants.py" --labs 4 --apply pwriters-takes-outside-lock subs/rebuilder >/dev/null
+	cat "$ROOT/grading/tests/fixtures/hostile/rebuilder.c" >>subs/rebuilder/labs/4-writers/pwriters.c
+	python3 "$ROOT/grading/tests/fixtures/hostile/nolandlock.py" "$ROOT/grade.sh" --no-bwrap --labs 4 \
+		--only pwriters subs/rebuilder >grades/rebuilder.txt 2>&1 || true	# (the tests read the report)
+	# A writer that puts 300 MiB in a world-writable directory outside the
+	# shared temporary ones (a chroot's /tmp), without Landlock or bubblewrap.
+	WW=$(mktemp -d /var/lib/iolab-contain-ww.XXXXXX)
+	chmod 1777 "$WW"
+	echo "$WW" >ww-dir
+	sub stasher 1-interleave writer stasher "DIR \"$WW\"" "STASH_MB 300"
+	IOLAB_LIMIT_DISK_MIB=256 python3 "$ROOT/grading/tests/fixtures/hostile/nolandlock.py" "$ROOT/grade.sh" \
+		--no-bwrap --labs 1 --only "writer:" subs/stasher >grades/stasher.txt 2>&1 || true
 	kill "$(cat server.pid)" 2>/dev/null || true
 }
 
@@ -146,6 +166,7 @@ teardown_file() {
 	[ -s server.pid ] && kill "$(cat server.pid)" 2>/dev/null
 	[ -s other-dir ] && rm -rf "$(cat other-dir)"
 	[ -s bus-dir ] && rm -rf "$(cat bus-dir)"
+	[ -s ww-dir ] && rm -rf "$(cat ww-dir)"
 	return 0
 }
 
@@ -215,6 +236,15 @@ io_uring_skipped() {
 	[ "$(grep -c "$(cat tag)" bus.log)" -eq "$(cat bus.before)" ]
 }
 
+@test "contain: io_uring's fallocate takes no more disk than a bounded tmpfs in Lab 5's --iodepth check; the run directory is read-only there" {
+	grep -E 'allocator:|SKIP' grades/allocator.txt
+	if in_bubblewrap allocator; then
+		grep -Eq "allocator: here=(ENOSPC|EFBIG)\(0MiB\) up=EROFS\(0MiB\)" grades/allocator.txt
+	else
+		io_uring_skipped allocator
+	fi
+}
+
 @test "contain: an earlier check's run directory is neither readable nor writable" {
 	said intruder | grep -Eq "run1-read=(EACCES|ENOENT) run1-write=(EACCES|ENOENT)"
 }
@@ -277,6 +307,22 @@ kernel_answers() {
 		[ "$(grep ': PASS ' "grades/offlist-$group.txt" | grep -vc ': build ')" -eq 0 ]
 		grep -Eq '^lab[15]: (writer|iopattern)[^:]*: .*: FAIL 0/' "grades/offlist-$group.txt"
 	done
+}
+
+@test "contain: without Landlock or bubblewrap, a program rewriting the source of a later build (Lab 4's race check) changes nothing: FAIL" {
+	grep -q '^Containment: .*no Landlock' grades/rebuilder.txt
+	grep -E ': (PASS|FAIL|SKIP) ' grades/rebuilder.txt
+	grep -q "^lab4: pwriters and datagen: no data race (ThreadSanitizer): FAIL 0/2" grades/rebuilder.txt
+	grep -q "ThreadSanitizer found a data race" grades/rebuilder.txt
+}
+
+@test "contain: without Landlock or bubblewrap, 300 MiB in a world-writable directory outside /tmp count in the disk limit and go with the grading" {
+	cat grades/stasher.txt
+	grep -q '^Containment: .*no Landlock' grades/stasher.txt
+	grep -E ': (PASS|FAIL|SKIP) ' grades/stasher.txt
+	grep -q "writer wrote more than 256 MiB or 20000 files (killed)" grades/stasher.txt
+	[ -d "$(cat ww-dir)" ]
+	[ -z "$(ls -A "$(cat ww-dir)")" ]
 }
 
 @test "contain: memory is limited per run, not per process: 3 processes x 100 MiB over 256 MiB" {

@@ -88,6 +88,17 @@ setup_file() {
 	spin_at_exit subs/spinner/labs/1-interleave/launch.c 1
 	"$ROOT/grade.sh" --only 'fillcopy: --passes' subs/spinner >grades/spinner.txt 2>&1
 	"$ROOT/grade.sh" --only 'launch: concurrent' subs/spinner >>grades/spinner.txt 2>&1
+	# pwriters whose main thread writes every file but its last byte by
+	# calls that are no write(2) to it (a shared mapping, copy_file_range,
+	# sendfile, a scratch file renamed), the strategy's threads then one
+	# byte each: sequential.
+	local how
+	for how in map copy send rename; do
+		variant "main-$how"
+		python3 "$ROOT/grading/tests/fixtures/hostile-evidence/mainwrites.py" "$how" \
+			"subs/main-$how/labs/4-writers/pwriters.c"
+		"$ROOT/grade.sh" --only 'pwriters: every strategy' "subs/main-$how" >"grades/main-$how.txt" 2>&1
+	done
 }
 
 # verdict NAME CHECK: the report's line for CHECK in grades/NAME.txt.
@@ -129,4 +140,18 @@ verdict() {
 	# (it asked RUSAGE_CHILDREN instead) is what the tracer shows.
 	grep -qE "but wait4 handed launch .* for it \(seen by the grader's tracer\)|'sleep 0.3' should take|was not reaped by a wait4 that hands back its rusage" \
 		"$BATS_FILE_TMPDIR/grades/spinner.txt"
+}
+
+@test "pwriters writing from main through a shared mapping, copy_file_range, sendfile or a rename, its threads a byte each: FAIL" {
+	local how
+	for how in map copy send rename; do
+		changed "main-$how" labs/4-writers/pwriters.c
+		run verdict "main-$how" "pwriters: every strategy writes the kit's bytes"
+		echo "$how: $output"
+		[[ $output == *": FAIL 0/4"* ]]
+	done
+	grep -q "pwriters wrote to its files through a shared mapping" "$BATS_FILE_TMPDIR/grades/main-map.txt"
+	grep -q "pwriters wrote to its files through copy_file_range" "$BATS_FILE_TMPDIR/grades/main-copy.txt"
+	grep -q "pwriters wrote to its files through sendfile" "$BATS_FILE_TMPDIR/grades/main-send.txt"
+	grep -q "the main thread wrote to the files itself" "$BATS_FILE_TMPDIR/grades/main-rename.txt"
 }

@@ -187,6 +187,26 @@ report_agrees() {
 	PY
 }
 
+@test "a saver writing 16 MiB in one call, or 7 of 4 MiB: Lab 6's recorder refuses them, the grader stays under 200 MB" {
+	# fsrecord's 16 MiB of each write, read by a regular expression: 2.4 GB
+	# and 29 CPU-s; 7 calls of 4 MiB, read by slices: 222 MB
+	need_grading
+	command -v strace >/dev/null || skip "Lab 6's recorder needs strace"
+	local sub
+	for sub in one seven; do
+		mkdir -p "$sub/labs/6-fsync"
+		[ "$sub" = one ] || printf '#define CALLS 7\n#define EACH ((4 << 20) - 1)\n' >"$sub/labs/6-fsync/saver.c"
+		cat "$ROOT/grading/tests/fixtures/hostile/bigsaver.c" >>"$sub/labs/6-fsync/saver.c"
+		grader_peak "$sub.mib" --labs 6 --only 'no broken crash state' "$sub" >"$sub.txt" 2>&1
+		echo "$sub: the grader's peak: $(cat "$sub.mib") MiB"
+		grep -A3 ': FAIL ' "$sub.txt"
+		[ "$(cat "$sub.mib")" -lt 200 ]
+		grep -q '^lab6: saver -s safe: no broken crash state under any model: FAIL 0/5' "$sub.txt"
+	done
+	grep -q "the recorder: write of more than 4 MiB in one call" one.txt
+	grep -q "the recorder: your saver's calls make a log of 1[0-9][0-9] MiB, more than the 32 MiB" seven.txt
+}
+
 @test "a tar member 1,200 directories deep: refused in one line, a results.json with 0" {
 	python3 - <<-'PY'
 	import io, tarfile

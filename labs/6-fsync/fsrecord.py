@@ -159,14 +159,26 @@ def split_args(text):
 
 
 def string(arg, call):
-    """The bytes of a string argument; Refused when strace cut it short."""
-    m = re.fullmatch(r'"((?:\\x[0-9a-f]{2})*)"(\.\.\.)?', arg)
-    if not m:
+    """The bytes of a string argument ("\\xNN..." with -xx); Refused when
+    strace cut it short.  Read with slices and bytes.fromhex: a regular
+    expression over one write of 16 MiB took 20 s and 2.4 GB (the grader
+    reads a student's log in its own process)."""
+    cut = arg.endswith('"...')
+    body = arg[1:-4] if cut else arg[1:-1]
+    data = None
+    if len(arg) >= 2 and arg[0] == '"' and (cut or arg[-1] == '"') and len(body) % 4 == 0 \
+            and not body[0::4].strip("\\") and not body[1::4].strip("x"):
+        try:
+            data = bytes.fromhex(body.replace("\\x", ""))
+        except ValueError:
+            pass
+    if data is None or len(data) != len(body) // 4:     # (fromhex skips spaces)
         raise Refused(f"{call}: cannot read strace's string {arg[:40]}")
-    if m[2]:
-        raise Refused(f"{call} of more than {DATA_LIMIT >> 20} MiB in one call: more than the recorder "
-                      "reads of it")
-    return bytes.fromhex(m[1].replace("\\x", ""))
+    if cut:     # strace printed len(data) bytes of it: its -s
+        n = len(data)
+        size = f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB" if n >= 1 << 10 else f"{n} bytes"
+        raise Refused(f"{call} of more than {size} in one call: more than the recorder reads of it")
+    return data
 
 
 def iov_bytes(arg, call):
