@@ -31,11 +31,12 @@ import traceback
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # python3 -I leaves it out
+# common/: answers.py (make handin's parser) and columns.py (the labs' CSVs), gradelib's too
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
 import gradelib  # noqa: E402
 import sandbox  # noqa: E402
 import unpack  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
 import answers  # noqa: E402  common/answers.py, make handin's parser
 from gradelib import KIT, Check, Fail, Skip, clean  # noqa: E402
 

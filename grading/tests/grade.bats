@@ -273,8 +273,9 @@ NPROC_SLACK=8
 	# pool and thread-count files are writers' rows
 	(cd "$ROOT/grading" && python3 -I -B - "$BATS_FILE_TMPDIR/kit/data") <<-'PY'
 	import os, sys
-	sys.path.insert(0, ".")
-	from classresults.values import Bad, declared, read_csv
+	sys.path.insert(0, "..")
+	from common.columns import declared
+	from grading.classresults.values import Bad, read_csv
 	data, files = sys.argv[1], declared("..")
 	files["lab4-pool.csv"] = files["lab4-threads.csv"] = files["lab4-writers.csv"]
 	assert {"lab1.csv", "lab5-depth.csv", "lab6-states.csv"} <= set(files), sorted(files)
