@@ -149,6 +149,15 @@ declared() {
 	[ -n "$header" ] || { echo "$LAB_DIR/columns.csv declares no column of $1" >&2; return 1; }
 	echo "$header"
 }
+# configuration FILE [SEP]: the columns that make one configuration of
+# data/FILE (what a trial repeats), as the lab's trials.csv declares them
+# (the grader and make class read the same row), joined by SEP (default ,).
+configuration() {
+	local config
+	config=$(awk -F, -v f="$1" '$1 == f { print $2 }' "$LAB_DIR/trials.csv" 2>/dev/null)
+	[ -n "$config" ] || { echo "$LAB_DIR/trials.csv declares no configuration of $1" >&2; return 1; }
+	echo "${config// /${2:-,}}"
+}
 # csv_program PROG OUT EXPECTED: OUT, PROG's --csv output, must begin with
 # the header EXPECTED, the columns of a declared header that PROG writes;
 # else the lab stops, naming both.

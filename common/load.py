@@ -39,9 +39,10 @@ it does not stop anything.
 """
 import csv
 import os
-import statistics
 import sys
 import time
+
+from columns import median  # common/columns.py: the kit's one median, the grader's too
 
 HZ = os.sysconf("SC_CLK_TCK")
 BUSY_CORES = 0.2        # other programs' average CPU, in cores
@@ -117,7 +118,7 @@ def spreads(spec):
                 groups.setdefault(key, []).append(float(row[value]))
                 if row.get("wall_s"):
                     walls.setdefault(key, []).append(float(row["wall_s"]))
-    return [(max(v) / min(v), key, statistics.median(walls[key]) if key in walls else None)
+    return [(max(v) / min(v), key, median(walls[key]) if key in walls else None)
             for key, v in groups.items() if len(v) > 1 and min(v) > 0]
 
 

@@ -50,8 +50,8 @@ import tempfile
 import time
 import unicodedata
 
+from common import columns  # the labs' declarations of their CSVs, and the one number parser
 from grading import sandbox
-from grading.classresults.values import declared
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
@@ -64,13 +64,21 @@ FILE_LIMIT = 4 << 20        # the largest submission file the grader reads (make
 # lab being graded are kept.
 KEEP_LIMIT = 256 << 10
 CELL_LIMIT = 100_000
+DECLARED = "declared"   # g.rows' numeric for every column its lab declares, by its kind (g.data)
 
 
 @functools.lru_cache(maxsize=None)
 def kit_declared():
     """Every lab's declared CSV columns: {data file name: (lab, [Column])}
-    (labs/N-topic/columns.csv; classresults.values.declared)."""
-    return declared(KIT)
+    (labs/N-topic/columns.csv, read by common/columns.py)."""
+    return columns.declared(KIT)
+
+
+@functools.lru_cache(maxsize=None)
+def kit_trials():
+    """Every lab's declared trials rules: {data file name: columns.Trials}
+    (labs/N-topic/trials.csv)."""
+    return columns.declared_trials(KIT)
 
 
 def declared_columns(name):
@@ -185,23 +193,16 @@ def clean(data, line_cap=LINE_CAP, lines=MESSAGE_CAP):
     return "\n".join(out)
 
 
-_NUMBER = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]{1,3})?")
-
-
 def number(text, where=""):
-    """A finite decimal number, or Fail: no nan, inf, hex or 1e9919."""
-    if not _NUMBER.fullmatch(text.strip()):
-        raise Fail(f"{where}'{clean(text)[:40]}' is not a number")
-    value = float(text)
-    if not math.isfinite(value) or abs(value) > 1e15:
-        raise Fail(f"{where}'{clean(text)[:40]}' is out of range")
-    return value
+    """A number by the kit's one rule (common/columns.py: decimal or
+    exponent form, no sign, nan, inf, hex or 1e9919), or Fail saying why."""
+    try:
+        return columns.number(text)
+    except columns.Bad as e:
+        raise Fail(f"{where}{e}") from None
 
 
-def median(values):
-    values = sorted(values)
-    n = len(values)
-    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+median = columns.median     # the kit's one median: the checks', the lab scripts' and make class's
 
 
 # ------------------------------------------------------------------ running programs
@@ -748,13 +749,14 @@ class Grading:
 
     def rows(self, rel, numeric=(), lab=None):
         """The rows of the submission's CSV rel as dicts, with the numeric
-        columns parsed strictly; Fail when it is missing or malformed.
+        columns parsed strictly (DECLARED: every column its lab declares, by
+        its kind: g.data); Fail when it is missing or malformed.
         Parsed once per grading (the checks run lab by lab: a lab's CSVs
         are let go when another's are asked for): each call gets its own
         copies."""
         if lab != self._rows_lab:
             self._rows, self._rows_lab = {}, lab
-        key = (rel, tuple(numeric), lab)
+        key = (rel, numeric if numeric == DECLARED else tuple(numeric), lab)
         if key not in self._rows:
             try:
                 self._rows[key] = self._parse_rows(rel, numeric, lab)
@@ -766,11 +768,22 @@ class Grading:
             raise Fail(rows.message, rows.reproduce)
         return [dict(r) for r in rows]
 
+    def data(self, name, lab):
+        """The rows of the submission's data/NAME as dicts, every column its
+        lab declares (labs/N-topic/columns.csv) parsed by its kind, as make
+        class parses it (common/columns.py): numbers, counts, flags, tokens;
+        None for an empty field where the kind allows it. Other columns are
+        kept as text. Fail when the file is missing or a value is not of
+        its kind."""
+        return self.rows(f"data/{name}", DECLARED, lab)
+
     def _parse_rows(self, rel, numeric, lab):
         data = self.file(rel)
         again = f"make lab{lab}" if lab else None
         if data is None:
             raise Fail(f"{rel} is missing", again)
+        if numeric == DECLARED:
+            return self._parse_declared(rel, data, again)
         reader = csv.DictReader(io.StringIO(data.decode("utf-8", "replace")))
         rows = []
         try:
@@ -791,6 +804,54 @@ class Grading:
         if not rows:
             raise Fail(f"{rel}: no rows", again)
         return rows
+
+    def _parse_declared(self, rel, data, again):
+        declared = kit_declared()[rel.removeprefix("data/")][1]
+        # ASCII and strict CSV, as make class reads it (classresults/values.py)
+        try:
+            text = data.decode("ascii")
+        except UnicodeDecodeError:
+            raise Fail(f"{rel}: not ASCII text", again) from None
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        header, body, cells = None, [], 0
+        try:
+            for fields in reader:   # counted as read: the grader's memory stays bounded
+                cells += len(fields)
+                if cells > CELL_LIMIT:
+                    raise Fail(f"{rel} has more than {CELL_LIMIT} values (rows x columns), more than the grader "
+                               "parses (make labs writes far fewer): hand in the file make labs wrote", again)
+                if header is None:
+                    header = fields
+                elif len(fields) != len(header):
+                    raise Fail(f"{rel} line {reader.line_num}: {len(header)} fields expected", again)
+                else:
+                    body.append(fields)
+        except csv.Error as e:
+            raise Fail(f"{rel}: not CSV ({e})", again) from None
+        if not body:
+            raise Fail(f"{rel}: no rows", again)
+        missing = [c.name for c in declared if c.name not in header]
+        if missing:
+            raise Fail(f"{rel}: no column {', '.join(missing)}", again)
+        rows = [dict(zip(header, fields)) for fields in body]
+        for c in declared:
+            i = header.index(c.name)
+            try:
+                parsed = columns.column([fields[i] for fields in body], c.kind)
+            except columns.Bad as e:
+                row, why = e.args
+                raise Fail(f"{rel} line {row + 2}: {c.name} {why}", again) from None
+            for r, x in zip(rows, parsed):
+                r[c.name] = x
+        return rows
+
+    def trials(self, name, lab, rows):
+        """Fails unless the rows of data/NAME keep its lab's trials rule
+        (labs/N-topic/trials.csv): every measured value within its bounds,
+        enough trials of each configuration, and not all of them equal."""
+        rule = kit_trials()[name]
+        why = columns.out_of_bounds(rows, rule) or columns.too_few(rows, rule) or columns.forged(rows, rule)
+        expect(not why, f"data/{why}", f"make lab{lab}")
 
     def need_io_uring(self):
         """Skip unless this machine allows io_uring (see io_uring_works) and

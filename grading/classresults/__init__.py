@@ -13,8 +13,9 @@ From Python (the kit's root on sys.path):
     for line in percentile_lines("class", "submissions/alice.tar.gz"):
         print(line)
 
-Modules: reader (submissions read as hostile input), values (strict
-parsing, and the labs' declarations of their CSVs' columns), spec (how
+Modules: reader (submissions read as hostile input), values (a
+submission's CSVs and machine.txt, parsed by the labs' declarations with
+common/columns.py, as the grader parses them), spec (how
 each declared file is read, gathered from every lab's
 grading/labN/class_results.py), measures and plotdata (what those compute
 with), merge, figures, standing (the percentile lines).
@@ -25,7 +26,6 @@ __all__ = ["percentile_lines"]
 
 def percentile_lines(class_data, submission):
     """standing.percentile_lines, imported when first asked for: the
-    grader imports values alone (the labs' declarations) on every grading,
-    and the merge's modules only with --class-data."""
+    grader imports the merge's modules only with --class-data."""
     from .standing import percentile_lines as lines
     return lines(class_data, submission)

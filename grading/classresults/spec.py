@@ -21,12 +21,14 @@ import os
 import re
 import sys
 
+from common import columns
 from common.predict import prediction_line
 
 from . import measures
-from .values import Bad, declared
+from .values import Bad
 
-# Times below this are too close to the CSV's resolution (microseconds) for
+# For a file whose lab declares no trials rule (labs/N-topic/trials.csv):
+# times below this are too close to the CSV's resolution (microseconds) for
 # equal trials to mean anything; above it, 3 equal trials are a forgery.
 FORGE_MIN_SECONDS = 1e-3
 FORGE_MIN_SAMPLES = 3
@@ -43,10 +45,15 @@ MAX_IOPS_PER_THREAD = 1e7
 
 
 class DataFile:
-    def __init__(self, name, lab, columns, config=(), check=None, timing=None):
+    def __init__(self, name, lab, columns, config=(), check=None, timing=None, trials=None):
         self.name, self.lab, self.check = name, lab, check
         # (name, kind, required); kind ends in '?' when the field may be empty
         self.columns = [(c, k, use == "need") for c, k, use in columns]
+        # the lab's declared trials rule (common/columns.Trials), whose
+        # configuration and measured column replace config and timing
+        self.trials = trials
+        if trials:
+            config, timing = trials.configuration, (trials.measured,)
         self.config = config	# columns that make a configuration (trial and writer excluded)
         # what a trial measured: equal in every trial of a configuration, a
         # forgery; the first, in a run of rows two submissions share, a copy.
@@ -60,7 +67,8 @@ class DataFile:
         wanted = {*config, *timing, *(("wall_s",) if timing else ())}
         unread = sorted(c for c in wanted if c not in self.column_names)
         if unread:
-            raise ValueError(f"grading/lab{lab}/class_results.py reads {name} by {', '.join(unread)}, "
+            by = f"labs/{lab}-*/trials.csv" if trials else f"grading/lab{lab}/class_results.py"
+            raise ValueError(f"{by} reads {name} by {', '.join(unread)}, "
                              f"which labs/{lab}-*/columns.csv does not declare with class need or keep")
 
     @property
@@ -70,11 +78,13 @@ class DataFile:
 
 def half_unit(text):
     """Half the last printed digit of a number as the CSV wrote it: the
-    most its rounding moved it ("0.000012" -> 5e-7, "2e-06" -> 5e-7)."""
+    most its rounding moved it ("0.000012" -> 5e-7, "2e-06" -> 5e-7), never
+    more than half a unit ("0e5" is taken as precise as "0": an exponent
+    would otherwise make the rows' own checks say nothing)."""
     m = re.fullmatch(r"[0-9]*(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?", text)
     if not m:
         return 0.0
-    return 0.5 * 10.0 ** (int(m.group(2) or 0) - len(m.group(1) or ""))
+    return min(0.5, 0.5 * 10.0 ** (int(m.group(2) or 0) - len(m.group(1) or "")))
 
 
 def physical(v):
@@ -125,8 +135,10 @@ METRICS = [(key, lab, *rest) for lab, of in gathered("METRICS", []) for key, *re
 FIGURES = [(fig, needs, prepare, os.path.join(KIT, "grading", f"lab{lab}", fig + ".gp"))
            for lab, of in gathered("FIGURES", []) for fig, needs, prepare in of]
 try:
-    FILES = [DataFile(name, lab, [(c.name, c.kind, c.use) for c in columns if c.use], **READING.get(name, {}))
-             for name, (lab, columns) in declared(KIT).items() if any(c.use for c in columns)]
+    TRIALS = columns.declared_trials(KIT)
+    FILES = [DataFile(name, lab, [(c.name, c.kind, c.use) for c in cols if c.use], trials=TRIALS.get(name),
+                      **READING.get(name, {}))
+             for name, (lab, cols) in columns.declared(KIT).items() if any(c.use for c in cols)]
 except ValueError as e:	# the kit's fault: one line, for make class and grade.sh --class-data
     sys.exit(str(e))
 BY_NAME = {f.name: f for f in FILES}
@@ -142,7 +154,9 @@ def storage(machine):
 def check_file(spec, rows):
     """Rows that cannot be (their own columns disagree at the precision
     printed, or a rate past what any machine reaches), and forged trials:
-    every trial of one configuration with exactly the same time. Raises Bad."""
+    every trial of one configuration with exactly the same time; for a file
+    whose lab declares its trials (spec.trials), a measured value out of
+    the declared bounds too. Raises Bad."""
     times = {}
     # a check is given half the rounding of the row's wall_s, 0 in a file
     # with no time (a lab's counts only), which has no trial to forge either
@@ -153,9 +167,14 @@ def check_file(spec, rows):
         why = why or physical(v)
         if why:
             raise Bad(f"{spec.name} line {line}: {why}")
-        if spec.timing:
+        if spec.timing and not spec.trials:
             times.setdefault(tuple(v.get(c) for c in spec.config), []).append(
                 (v["wall_s"], tuple(v[c] for c in spec.timing)))
+    if spec.trials:
+        parsed = [v for v, _ in rows]
+        why = columns.out_of_bounds(parsed, spec.trials) or columns.forged(parsed, spec.trials)
+        if why:
+            raise Bad(why)
     for conf, trials in times.items():
         if len(trials) >= FORGE_MIN_SAMPLES and trials[0][0] >= FORGE_MIN_SECONDS \
                 and all(t == trials[0] for t in trials):

@@ -18,8 +18,6 @@ QUESTIONS = {"Q1.1": 2, "Q1.2": 2, "Q1.3": 3, "Q1.4": 2, "Q1.5": 2, "Q1.6": 2}
 # launch keeps its start barrier in a memfd its writers inherit (launch.c).
 SYSTEM_CALLS = {"memfd_create": "launch's start barrier, shared with the writers it starts"}
 LAB1_CSV = "data/lab1.csv"
-NUMBERS = ["trial", "lines_written", "wall_s", "user_s", "sys_s", "start_delay_s", "lines_found",
-           "lost_lines", "runs", "median_run_lines", "max_run_lines"]
 
 
 @check(3, "writer: line counts, append and overwrite modes", needs=["writer"])
@@ -166,25 +164,23 @@ def runs_speed(g):
 
 @check(2, "data/lab1.csv: plausible values, 3+ real trials")
 def data_plausible(g):
-    rows = g.rows(LAB1_CSV, NUMBERS, lab=1)
-    trials = {}
+    # each value of its declared kind (labs/1-interleave/columns.csv), the
+    # trials as the lab declares them (trials.csv): wall_s within its
+    # bounds, 3+ trials of each configuration, not all the same time
+    rows = g.data("lab1.csv", 1)
+    g.trials("lab1.csv", 1, rows)
     for n, r in enumerate(rows, start=2):
-        ok = (r["trial"] == int(r["trial"]) and r["lines_written"] > 0 and 0 < r["wall_s"] < 600
-              and r["user_s"] >= 0 and r["sys_s"] >= 0 and 0 <= r["start_delay_s"] < 10
-              and 0 <= r["lines_found"] <= r["lines_written"]
+        ok = (None not in (r["user_s"], r["sys_s"], r["start_delay_s"], r["median_run_lines"], r["max_run_lines"])
+              and r["lines_written"] > 0 and r["start_delay_s"] < 10
+              and r["lines_found"] <= r["lines_written"]
               and r["lost_lines"] == r["lines_written"] - r["lines_found"]
               and r["median_run_lines"] <= r["max_run_lines"] <= r["lines_found"])
         expect(ok, f"{LAB1_CSV} line {n}: implausible values", "make lab1")
-        trials.setdefault((r["experiment"], r["buffer_bytes"], r["writer"]), []).append(r["wall_s"])
-    for key, walls in trials.items():
-        expect(len(walls) >= 3, f"only {len(walls)} trials for {','.join(key)} (at least 3)", "make lab1")
-        expect(len(set(walls)) > 1, f"every trial of {','.join(key)} took exactly {walls[0]} s: not measured",
-               "make lab1")
 
 
 @check(2, "data/lab1.csv: no loss in append mode, one writer's worth in overwrite")
 def data_trends(g):
-    rows = g.rows(LAB1_CSV, NUMBERS, lab=1)
+    rows = g.data("lab1.csv", 1)
     lost, written = {}, {}
     for r in rows:
         expect(r["mode"] != "append" or r["lost_lines"] == 0, "lines lost in append mode", "make lab1")
@@ -193,10 +189,10 @@ def data_trends(g):
             written[r["trial"]] = r["lines_written"]
     expect(lost, "no overwrite experiment", "make lab1")
     for t in lost:
-        expect(lost[t] == written[t], f"overwrite trial {t:g}: {lost[t]:g} lines lost, not one writer's "
-               f"{written[t]:g}", "make lab1")
+        expect(lost[t] == written[t], f"overwrite trial {t}: {lost[t]} lines lost, not one writer's "
+               f"{written[t]}", "make lab1")
     default = [r["wall_s"] for r in rows if r["experiment"] == "default"]
-    unbuffered = [r["wall_s"] for r in rows if r["experiment"] == "buffer" and r["buffer_bytes"] == "0"]
+    unbuffered = [r["wall_s"] for r in rows if r["experiment"] == "buffer" and r["buffer_bytes"] == 0]
     expect(default and unbuffered, "no default or unbuffered (-b 0) experiment", "make lab1")
     expect(median(unbuffered) > median(default), "unbuffered writers were not slower than buffered ones",
            "make lab1")

@@ -33,8 +33,6 @@ STANDARD = standard(build=1, columns=1, figures=2)  # points of each build, CSV,
 QUESTIONS = {"Q6.1": 2, "Q6.2": 3, "Q6.3": 2, "Q6.4": 3, "Q6.5": 2, "Q6.6": 2, "Q6.7": 2, "Q6.8": 2}
 STATES_CSV = "data/lab6-states.csv"
 COST_CSV = "data/lab6-cost.csv"
-STATES_NUMBERS = ["records", "calls", "crash_points", "states", "broken", "sampled_points"]
-COST_NUMBERS = ["trial", "records", "doc_bytes", "saves", "wall_s", "us_per_save"]
 STRATEGIES = ("inplace", "fflush", "rename", "fsync-rename", "safe", "log")
 MODELS = ("posix", "ext4-noauto_da_alloc", "ext4-ordered")
 CRASHSTATES = os.path.join(LAB6, "crashstates.py")
@@ -105,18 +103,18 @@ def unsafe_states(g):
 
 @check(2, "data/lab6-states.csv: every strategy and model, counts that agree")
 def states_data(g):
-    rows = g.rows(STATES_CSV, STATES_NUMBERS, lab=6)
+    rows = g.data("lab6-states.csv", 6)     # counts, whole and not negative, as declared
     seen = {}
     for n, r in enumerate(rows, start=2):
         def bad(why):
             raise Fail(f"{STATES_CSV} line {n}: {why}", "make lab6")
         if r["strategy"] not in STRATEGIES or r["model"] not in MODELS:
             bad(f"unknown strategy {r['strategy']} or model {r['model']}")
-        if not all(r[c] == int(r[c]) >= 0 for c in STATES_NUMBERS) or r["records"] < 1:
-            bad("not whole numbers where expected")
-        if r["crash_points"] != r["calls"] + 1 or not 0 <= r["broken"] <= r["states"] or r["states"] < 1:
+        if r["records"] < 1:
+            bad("no records")
+        if r["crash_points"] != r["calls"] + 1 or not r["broken"] <= r["states"] or r["states"] < 1:
             bad("crash points are the calls + 1, and broken states are some of the states built")
-        if (r["broken"] > 0) != (r["first_broken_after_call"] != ""):
+        if (r["broken"] > 0) != (r["first_broken_after_call"] is not None):
             bad("first_broken_after_call is there exactly when some state is broken")
         seen[(r["strategy"], r["model"])] = r
     for s in STRATEGIES:
@@ -131,25 +129,29 @@ def states_data(g):
 
 @check(2, "data/lab6-cost.csv: every strategy, 3+ real trials of 3+ saves, plausible times")
 def cost_data(g):
-    rows = g.rows(COST_CSV, COST_NUMBERS, lab=6)
+    # labs/6-fsync/trials.csv: us_per_save above 1 (a save opens, writes
+    # and closes a file at the least: three system calls and a path lookup,
+    # more than a microsecond together on any machine; the cheapest
+    # strategy, in place on a tmpfs, took 14 us on a 2-core VM), 3+ trials
+    # of each strategy, not all equal (printed to the nanosecond: equal
+    # trials were not measured)
+    rows = g.data("lab6-cost.csv", 6)
+    g.trials("lab6-cost.csv", 6, rows)
     times = {}
     for n, r in enumerate(rows, start=2):
         def bad(why):
             raise Fail(f"{COST_CSV} line {n}: {why}", "make lab6")
         if r["strategy"] not in STRATEGIES:
             bad(f"unknown strategy {r['strategy']}")
-        if r["doc_bytes"] != 64 * r["records"] or r["saves"] < 3 or r["saves"] != int(r["saves"]):
+        if r["doc_bytes"] != 64 * r["records"] or r["saves"] < 3:
             bad("doc_bytes is 64 x records, and each trial is 3 saves or more")
-        if not (r["wall_s"] > 0 and r["us_per_save"] > 0.1):
-            bad("times must be positive, and a save takes more than 0.1 us")
+        if not r["wall_s"] > 0:
+            bad("wall_s must be more than 0")
         if abs(r["wall_s"] * 1e6 / r["saves"] - r["us_per_save"]) > 0.01 * r["us_per_save"] + 0.01:
             bad("us_per_save is not wall_s x 10^6 / saves")
         times.setdefault(r["strategy"], []).append(r["us_per_save"])
     for s in STRATEGIES:
-        t = times.get(s, [])
-        expect(len(t) >= 3, f"{COST_CSV}: {len(t)} trials of {s} (at least 3)", "make lab6")
-        expect(len(set(t)) > 1, f"{COST_CSV}: every trial of {s} took {t[0]:g} us per save: not measured",
-               "make lab6")
+        expect(s in times, f"{COST_CSV}: no trial of {s}", "make lab6")
     # fsync waits for the disk: a save that adds two fsyncs to rename's
     # calls takes longer, by far, on any disk. On a tmpfs fsync does
     # nothing, and the two are a few system calls apart: no trend there.

@@ -332,7 +332,7 @@ def hostile(template, extra, rng, out):
         ("hostile-hex.tar.gz", tarball(edited("lab2.csv", "lines_per_lock", "0x10"), extra),
          "lab2.csv line 2: lines_per_lock '0x10' is not a whole number"),
         ("hostile-negative.tar.gz", tarball(edited("lab3.csv", "wall_s", "-0.002"), extra),
-         "lab3.csv line 2: wall_s '-0.002' is negative"),
+         "lab3.csv line 2: wall_s '-0.002' has a sign"),
         ("hostile-word.tar.gz", tarball(edited("lab5.csv", "iops", "fast"), extra),
          "lab5.csv line 2: iops 'fast' is not a number"),
         ("hostile-forged.tar.gz", tarball(forged(), extra),

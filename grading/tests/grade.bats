@@ -274,7 +274,8 @@ NPROC_SLACK=8
 	python3 -I -B - "$ROOT" "$BATS_FILE_TMPDIR/kit/data" <<-'PY'
 	import os, sys
 	sys.path.insert(0, sys.argv[1])
-	from grading.classresults.values import Bad, declared, read_csv
+	from common.columns import declared
+	from grading.classresults.values import Bad, read_csv
 	data, files = sys.argv[2], declared(sys.argv[1])
 	files["lab4-pool.csv"] = files["lab4-threads.csv"] = files["lab4-writers.csv"]
 	assert {"lab1.csv", "lab5-depth.csv", "lab6-states.csv"} <= set(files), sorted(files)

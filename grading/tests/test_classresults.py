@@ -21,6 +21,7 @@ if __name__ == "__main__":  # run as a file: the kit's root in place of this fol
     sys.path[0:1 if sys.path and os.path.realpath(sys.path[0]) == HERE else 0] = [os.path.dirname(os.path.dirname(HERE))]
 from grading.classresults import measures, merge, plotdata, reader, spec, standing, values  # noqa: E402
 from grading.classresults.values import Bad  # noqa: E402
+from common import columns  # noqa: E402
 
 WANTED = merge.WANTED
 
@@ -49,35 +50,35 @@ class Values(unittest.TestCase):
     def test_numbers_as_the_kit_prints_them(self):
         for text, value in [("0.007303", 0.007303), ("2911", 2911.0), ("1e-05", 1e-05),
                             ("2.5977421", 2.5977421), ("0", 0.0), ("1E+03", 1000.0)]:
-            self.assertEqual(values.number(text), value)
+            self.assertEqual(columns.number(text), value)
 
     def test_numbers_refused(self):
         for text, why in [("nan", "not a number"), ("NaN", "not a number"), ("inf", "not a number"),
                           ("1e9919", "not a number"), ("1e999", "out of range"),
-                          ("0x10", "not a number"), ("-0.5", "negative"), ("1_000", "not a number"),
-                          (" 1", "not a number"), ("", "not a number"), ("+1", "not a number"),
+                          ("0x10", "not a number"), ("-0.5", "has a sign"), ("-0.0", "has a sign"),
+                          ("1_000", "not a number"), (" 1", "not a number"), ("", "not a number"),
+                          ("+1", "has a sign"), ("1" * 21, "not a number"), ("1e400", "out of range"),
                           ("\u0661\u0662", "not a number"), (".5", "not a number"), ("1.", "not a number")]:
             with self.subTest(text=text):
                 with self.assertRaisesRegex(Bad, why):
-                    values.number(text)
+                    columns.number(text)
 
     def test_counts_seconds_flags_tokens(self):
-        self.assertEqual(values.count("4096"), 4096)
+        self.assertEqual(columns.count("4096"), 4096)
         for bad in ("1.0", "0x10", "-1", "1e3", "9" * 16):
             with self.assertRaises(Bad):
-                values.count(bad)
+                columns.count(bad)
         with self.assertRaisesRegex(Bad, "more than a day"):
-            values.seconds("90000")
-        # an exponent would make the printed precision anything (0e5: half of 1e5 s)
-        for bad in ("0e5", "2e-06", "1E3"):
-            with self.assertRaisesRegex(Bad, "no exponent"):
-                values.seconds(bad)
+            columns.seconds("90000")
+        # seconds in exponent form too, as printf's %e and %g print them
+        self.assertEqual(columns.seconds("7.209e-03"), 0.007209)
+        self.assertEqual(columns.seconds("1E3"), 1000.0)
         with self.assertRaises(Bad):
-            values.flag("2")
+            columns.flag("2")
         with self.assertRaises(Bad):
-            values.token("a,b")
+            columns.token("a,b")
         with self.assertRaises(Bad):
-            values.token("x" * 41)
+            columns.token("x" * 41)
 
     def test_csv_by_name_extra_columns_and_order(self):
         cols = [("a", "seconds", True), ("b", "count?", False), ("c", "token", True),
@@ -91,7 +92,8 @@ class Values(unittest.TestCase):
         cols = [("a", "seconds", True), ("c", "token", True)]
         for data, why in [
                 (b"a,c\n1,x\nnan,y\n", "f.csv line 3: a 'nan' is not a number"),
-                (b"a,c\n1,x\n0e5,y\n", "f.csv line 3: a '0e5' is not seconds as the kit prints them"),
+                (b"a,c\n1,x\n-0.0,y\n", "f.csv line 3: a '-0.0' has a sign"),
+                (b"a,c\n1,x\n9e4,y\n", "f.csv line 3: a '9e4' s is more than a day"),
                 (b"a,c\n1,x\n1,y,z\n", "f.csv line 3: 3 fields, the header has 2"),
                 (b"c\nx\n", "f.csv: no column a"),
                 (b"a,a,c\n1,1,x\n", "named twice"),
@@ -124,11 +126,11 @@ class Values(unittest.TestCase):
             def declare(text):
                 with open(path, "w") as f:
                     f.write("file,column,kind,unit,class\n" + text)
-                return values.declared(kit)
+                return columns.declared(kit)
             files = declare("lab7.csv,n,count,,need\nlab7.csv,wall_s,seconds?,s,\nlab7-b.csv,x,token,,keep\n")
             self.assertEqual(list(files), ["lab7.csv", "lab7-b.csv"])
-            self.assertEqual(files["lab7.csv"], (7, [values.Column("n", "count", "", "need"),
-                                                     values.Column("wall_s", "seconds?", "s", "")]))
+            self.assertEqual(files["lab7.csv"], (7, [columns.Column("n", "count", "", "need"),
+                                                     columns.Column("wall_s", "seconds?", "s", "")]))
             for text, why in [("lab7.csv,n,integer,,need\n", "line 2: not file,column,kind"),
                               ("lab7.csv,n,count,,maybe\n", "line 2: not file,column,kind"),
                               ("lab7.csv,N-x,count,,\n", "line 2: not file,column,kind"),
@@ -141,11 +143,46 @@ class Values(unittest.TestCase):
             with open(os.path.join(kit, "labs", "8-more", "columns.csv"), "w") as f:
                 f.write("file,column,kind,unit,class\nlab7.csv,m,count,,\n")
             with self.assertRaisesRegex(ValueError, "^labs/8-more/columns.csv line 2: lab7.csv is lab 7's"):
-                values.declared(kit)
+                columns.declared(kit)
             with open(path, "w") as f:
                 f.write("file,name,kind\n")
             with self.assertRaisesRegex(ValueError, "^labs/7-toy/columns.csv: the header is not file,column"):
-                values.declared(kit)
+                columns.declared(kit)
+
+    def test_declared_trials(self):
+        """labs/N-topic/trials.csv: a file's configuration, measured column,
+        bounds and trials, checked against its columns.csv; the rule's
+        verdicts on parsed rows."""
+        with tempfile.TemporaryDirectory() as kit:
+            os.makedirs(os.path.join(kit, "labs", "7-toy"))
+            with open(os.path.join(kit, "labs", "7-toy", "columns.csv"), "w") as f:
+                f.write("file,column,kind,unit,class\nlab7.csv,mode,token,,need\nlab7.csv,trial,count,,need\n"
+                        "lab7.csv,wall_s,seconds,s,need\nlab7.csv,cpu_s,seconds?,s,keep\n")
+            path = os.path.join(kit, "labs", "7-toy", "trials.csv")
+
+            def declare(text):
+                with open(path, "w") as f:
+                    f.write("file,configuration,measured,above,below,trials,equal_from\n" + text)
+                return columns.declared_trials(kit)
+            rule = declare("lab7.csv,mode,wall_s,0,600,3,0.001\n")["lab7.csv"]
+            self.assertEqual(rule, columns.Trials("lab7.csv", ("mode",), "wall_s", 0.0, 600.0, 3, 0.001))
+            for text, why in [("lab8.csv,mode,wall_s,0,600,3,0\n", "lab8.csv is not a file labs/7-toy/columns"),
+                              ("lab7.csv,mode size,wall_s,0,600,3,0\n", "lab7.csv has no column size"),
+                              ("lab7.csv,mode,cpu_s,0,600,3,0\n", "cpu_s is a seconds\\?, not a number"),
+                              ("lab7.csv,mode,wall_s,-1,600,3,0\n", "'-1' has a sign"),
+                              ("lab7.csv,mode,wall_s,0,600\n", "not 7 fields")]:
+                with self.subTest(text=text):
+                    with self.assertRaisesRegex(ValueError, "^labs/7-toy/trials.csv line 2: " + why):
+                        declare(text)
+        rows = [{"mode": m, "trial": t, "wall_s": w} for m, t, w in
+                [("a", 1, 0.5), ("a", 2, 0.5), ("a", 3, 0.5), ("b", 1, 0.1), ("b", 2, 0.2)]]
+        self.assertIsNone(columns.out_of_bounds(rows, rule))
+        self.assertEqual(columns.forged(rows, rule), "lab7.csv: all 3 trials of mode=a have wall_s 0.5 exactly: not measured")
+        self.assertEqual(columns.too_few(rows, rule), "lab7.csv: only 2 trial(s) of mode=b (at least 3)")
+        rows[4]["wall_s"] = 600.0
+        self.assertEqual(columns.out_of_bounds(rows, rule), "lab7.csv line 6: wall_s 600 is not between 0 and 600")
+        # below equal_from, equal trials are the CSV's precision, not a forgery
+        self.assertIsNone(columns.forged([dict(r, wall_s=0.000001) for r in rows[:3]], rule))
 
 
 class Tarballs(unittest.TestCase):

@@ -87,17 +87,40 @@ class Text(unittest.TestCase):
         self.assertEqual(len(lines), gradelib.MESSAGE_CAP + 1)
         self.assertEqual((lines[0], lines[-1]), (f"({1000 - gradelib.MESSAGE_CAP} earlier lines not shown)", "999"))
 
-    def test_number_takes_decimals_only(self):
+    def test_number_is_the_kits_one_rule(self):
+        # common/columns.py's, which make class reads with too
         self.assertEqual(gradelib.number("0.25"), 0.25)
-        self.assertEqual(gradelib.number("-3"), -3)
         self.assertEqual(gradelib.number("1.5e-3"), 0.0015)
-        for bad in ("nan", "inf", "-inf", "0x10", "1e9919", "", "1,5", "١٢"):
-            with self.assertRaises(gradelib.Fail, msg=bad):
-                gradelib.number(bad)
+        self.assertEqual(gradelib.number("7.209e-03"), 0.007209)
+        for bad, why in [("nan", "not a number"), ("inf", "not a number"), ("-inf", "not a number"),
+                         ("0x10", "not a number"), ("1e9919", "not a number"), ("1e400", "out of range"),
+                         ("", "not a number"), ("1,5", "not a number"), ("١٢", "not a number"),
+                         (" 1.5", "not a number"), ("-3", "has a sign"), ("-0.0", "has a sign")]:
+            with self.assertRaisesRegex(gradelib.Fail, "^wall_s: '.*' (is )?" + why, msg=bad):
+                gradelib.number(bad, "wall_s: ")
+
+    def test_data_parsed_by_the_declared_kinds(self):
+        # g.data: lab1.csv's columns by labs/1-interleave/columns.csv, refused as make class refuses
+        parse = gradelib.Grading._parse_declared
+        header = ",".join(gradelib.declared_columns("lab1.csv"))
+        row = "default,append,,1,A,20000,7.209e-03,0.001,0.002,1,2,0.000010,20000,0,1,20000,20000,,0"
+        r = parse(None, "data/lab1.csv", f"{header}\n{row}\n".encode(), "make lab1")[0]
+        self.assertEqual((r["wall_s"], r["buffer_bytes"], r["trial"], r["mode"]), (0.007209, None, 1, "append"))
+        for data, why in [(f"{header}\n", "data/lab1.csv: no rows"),
+                          (f"{header}\n{row.replace('7.209e-03', '-1')}\n", "line 2: wall_s '-1' has a sign"),
+                          (f"{header}\n{row.replace(',A,', ',A B,')}\n", "line 2: writer 'A B' is not a plain name"),
+                          (f"{header}\n1,2\n", "line 2: 19 fields expected"),
+                          (f"{header}\n" + f"{row}\n" * 6000, "more than 100000 values"),
+                          ('wall_s\n"1\n', "not CSV"), ("wall_s\n1\n", "no column experiment"),
+                          (f"{header}\n{row}\u00e9\n", "not ASCII")]:
+            with self.assertRaisesRegex(gradelib.Fail, why, msg=data[-40:]):
+                parse(None, "data/lab1.csv", data.encode(), "make lab1")
 
     def test_median(self):
         self.assertEqual(gradelib.median([3, 1, 2]), 2)
         self.assertEqual(gradelib.median([4, 1, 3, 2]), 2.5)
+        self.assertEqual(gradelib.median([4, None, 1]), 2.5)
+        self.assertIsNone(gradelib.median([]))
 
     def test_build_messages_about_other_files_are_not_quoted(self):
         out = ("In file included from labs/1-interleave/writer.c:1:\n"

@@ -76,14 +76,17 @@ echo
 # lines that every run of the setting is a multiple of (its writers' last
 # runs left out): what one write(2) carried, even where the scheduler let
 # a writer make many writes in a row and the median run is many buffers.
-"$PYTHON" common/table.py "$DATA/lab1.csv" --by experiment,buffer_bytes,mode \
+# One row per configuration (labs/1-interleave/trials.csv: experiment,
+# buffer_bytes, mode).
+config=$(configuration lab1.csv) || exit 1
+"$PYTHON" common/table.py "$DATA/lab1.csv" --by "$config" \
 	--values median_run_lines,max_run_lines,lost_lines --gcd run_unit_lines --count interleaved \
 	--title "== Runs (data/lab1.csv): median (min-max) over the n writer rows of each setting"
 # The times (Q1.2, Q1.3, Q1.6), per writer, for its lines_written lines.
-"$PYTHON" common/table.py "$DATA/lab1.csv" --by experiment,buffer_bytes,mode,lines_written \
+"$PYTHON" common/table.py "$DATA/lab1.csv" --by "$config,lines_written" \
 	--values wall_s,user_s,sys_s,start_delay_s \
 	--title "== Times (data/lab1.csv): seconds per writer, median (min-max)"
-lab_end --spread "$DATA/lab1.csv:experiment+buffer_bytes:wall_s:mode=append" -- \
+lab_end --spread "$DATA/lab1.csv:$(configuration lab1.csv +):wall_s:mode=append" -- \
 	"P1.1=gcd(run_unit_lines) $(measured gcd "$DATA/lab1.csv" run_unit_lines experiment=default) lines (st_blksize $(sed -n 's/^scratch_dir_st_blksize: //p' "$DATA/machine.txt") bytes)" \
 	"P1.2=$(measured median "$DATA/lab1.csv" wall_s experiment=buffer buffer_bytes=0) s for $LINES lines" \
 	"P1.3=$(measured median "$DATA/lab1.csv" wall_s experiment=default) s for $LINES lines" \
