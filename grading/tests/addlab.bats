@@ -172,6 +172,8 @@ add_lab7_grader() {
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(cat kit/data/lab7.csv)" = "$(printf 'n,square\n1,1\n2,4\n3,9\n4,16')" ]
 	[ -s kit/plot/lab7-squares.png ]
+	# graded as a run at the default scale (the grader refuses tiny data)
+	sed -i 's/^scale: tiny$/scale: quick/' kit/data/lab7-load.txt
 	# its test, found in its folder by make test (and make check, a program's own)
 	run make -s -C kit test T=toy
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
