@@ -28,7 +28,8 @@ runtime() {
 	[ "$(grep -c '^FROM ' "$dockerfile")" -eq 1 ]
 	grep -qx 'FROM debian:[a-z]*' "$dockerfile"
 	# nothing fetched but by apt-get from Debian's mirror
-	! grep -nE 'curl|wget|pip |npm|^ADD|https?://' "$dockerfile"
+	run grep -nE 'curl|wget|pip |npm|^ADD|https?://' "$dockerfile"
+	[ "$status" -eq 1 ]
 	grep -qx 'USER student' "$dockerfile"
 	python3 - "$ROOT/.devcontainer/devcontainer.json" <<-'PY'
 	import json, sys
