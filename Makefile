@@ -4,6 +4,15 @@
 # labs/N-topic/labN.sh is a lab, run by `make labN`. Every plot/*.gp is a
 # figure, rendered into plot/*.png. Adding a file is enough: no rule to edit.
 
+# The labs measure Linux (its page cache, fsync, O_DIRECT, io_uring). On
+# macOS or Windows, one sentence saying what to use instead, before bash
+# 3.2 or the compiler stop in a wall of errors (GNU make 3.81, macOS's,
+# reads this far).
+SYSTEM := $(shell uname -s 2>/dev/null)
+ifneq ($(SYSTEM),Linux)
+$(error iolab's labs need Linux, and this is $(or $(SYSTEM),not Linux): on Windows use WSL2 (with the kit in the Linux home, not under /mnt/c), on macOS a Linux virtual machine or the kit's dev container (.devcontainer/), as README.md's "Not on Linux?" says)
+endif
+
 CC       ?= cc
 # What every build needs, whatever CFLAGS says. -Wno-unused-parameter: in
 # the students' kit a function still to be written has a stub for a body,

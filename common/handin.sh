@@ -4,6 +4,11 @@
 # iolab-handin.tar.gz. Refuses, listing what is missing, when a piece is
 # absent.  LABS=1,2 packs only those labs (default: every lab).
 #
+# Each lab's data/labN-load.txt goes in too: the scale its data was run at
+# and how busy the machine was (common/load.py). The grader refuses data
+# run at SCALE=tiny, and the class results leave out tiny and BUSY runs;
+# handin says so here, before the student hands them in.
+#
 # The tarball holds one directory, iolab-handin/, and at its top labs.txt:
 # the labs handed in, one line of lab numbers in increasing order joined by
 # commas, no spaces ("1,2\n"; every lab when LABS is not set). The grader
@@ -34,6 +39,7 @@ for lab in ${labs//,/ }; do
 	grep -q "^# Lab $lab:" "$dir/README.md" 2>/dev/null ||
 		{ echo "handin: $dir has no page README.md opening '# Lab $lab:'" >&2; exit 1; }
 	pages+=(--questions "$dir/README.md")
+	need data/lab"$lab"-load.txt
 	# the student's own headers too: the grader builds with them
 	for src in "$dir"/*.c "$dir"/*.h "$dir"/*.sh; do
 		[ -e "$src" ] && files+=("$src")
@@ -67,6 +73,22 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "Run the labs (make labs), write answers.md (## Q1.1 ...), then make handin again." >&2
 	exit 1
 fi
+
+# What the grader and the class results make of each lab's run: a warning,
+# never a refusal (a student may hand in what they have).
+for lab in ${labs//,/ }; do
+	load=data/lab$lab-load.txt
+	scale=$(sed -n 's/^scale: //p' "$load")
+	verdict=$(sed -n 's/^verdict: //p' "$load")
+	case $scale in
+	quick | full) ;;
+	tiny) echo "handin: Lab $lab was run at SCALE=tiny (the tests' size): the grader refuses its data; run make lab$lab (SCALE=quick, the default) and make handin again" >&2 ;;
+	*) echo "handin: $load names no scale (written by an older kit): the grader refuses its data; run make lab$lab and make handin again" >&2 ;;
+	esac
+	case " $verdict " in
+	*" busy "*) echo "handin: Lab $lab ran on a BUSY machine ($load): the class results leave it out; re-run make lab$lab when the machine is idle, or say so in your answers" >&2 ;;
+	esac
+done
 
 # One top directory, files in a stable order, no owner names; labs.txt,
 # written in a directory of its own, goes in first.

@@ -249,7 +249,7 @@ lab_end() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do spreads+=("$1"); shift; done
 	[ $# -eq 0 ] || shift
 	echo
-	"$PYTHON" common/load.py end "$LAB_LOAD" $$ "Lab $LAB_N" "$DATA/lab$LAB_N-load.txt" "${spreads[@]}"
+	"$PYTHON" common/load.py end "$LAB_LOAD" $$ "Lab $LAB_N" "$DATA/lab$LAB_N-load.txt" --scale "$SCALE" "${spreads[@]}"
 	echo
 	"$PYTHON" common/predict.py show "$PREDICTIONS" "$LAB_N" "$@"
 }

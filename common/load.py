@@ -2,7 +2,7 @@
 """load.py - how busy the machine was while a lab ran, and what that means.
 
   python3 common/load.py start STATE PID
-  python3 common/load.py end STATE PID LAB OUT [--spread CSV:BY:VALUE[:COL=V]]...
+  python3 common/load.py end STATE PID LAB OUT [--scale SCALE] [--spread CSV:BY:VALUE[:COL=V]]...
 
 start, before the lab's first experiment, keeps in STATE what end needs:
 the machine's CPU time from /proc/stat, the load average, the clock, the
@@ -11,6 +11,9 @@ waited for, from /proc/PID/stat, and that of each of the kernel's threads.
 
 end, after the lab's last experiment, prints a few lines and writes them to
 OUT as "key: value" lines (data/labN-load.txt):
+  - the scale the lab ran at (--scale: tiny, quick or full), which the
+    handin carries to the grader (a tiny run's data is refused) and to
+    the class results (left out of the figures).
   - other programs' CPU: the machine's CPU time during the lab less the
     lab's own (its shell and every program it ran) and less the kernel's
     threads', in cores: what the lab competed with. The load average alone
@@ -159,7 +162,7 @@ def busy_lines(others, stolen, label):
 
 def main():
     if len(sys.argv) < 4 or sys.argv[1] not in ("start", "end"):
-        sys.exit("usage: load.py start STATE PID | end STATE PID LAB OUT [--spread CSV:BY:VALUE[:COL=V]]...")
+        sys.exit("usage: load.py start STATE PID | end STATE PID LAB OUT [--scale SCALE] [--spread CSV:BY:VALUE[:COL=V]]...")
     what, state, pid = sys.argv[1:4]
     if what == "start":
         busy, steal, total = cpu_jiffies()
@@ -178,7 +181,9 @@ def main():
     others, stolen = shares((b0, s0 if s0 >= 0 else None, t0), (busy, steal, total),
                             own_jiffies(pid) - own0 + kernel, seconds)
     cores = os.cpu_count()
-    facts = {
+    scale = next((rest[i + 1] for i, a in enumerate(rest[:-1]) if a == "--scale"), None)
+    facts = {"scale": scale} if scale else {}
+    facts.update({
         "seconds": f"{seconds:.0f}",
         "cores": str(cores),
         "other_programs_cores": f"{others:.2f}",
@@ -186,7 +191,7 @@ def main():
         "steal_percent": f"{100 * stolen:.1f}" if stolen is not None else "none",
         "load_average_start": f"{load0:.2f}",
         "load_average_end": f"{loadavg():.2f}",
-    }
+    })
     lines = [f"== The machine while {lab} ran ({facts['seconds']} s, {cores} cores): other programs used "
              f"{others:.2f} cores (the kernel's threads {facts['kernel_threads_cores']} more, mostly the lab's "
              f"own I/O); steal {facts['steal_percent']}"

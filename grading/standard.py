@@ -114,6 +114,17 @@ def columns_check(lab, name, columns):
         gradelib.expect(not missing, f"{name}: no column {', '.join(missing)}", f"make lab{lab}")
         twice = sorted({c for c in header if header.count(c) > 1})
         gradelib.expect(not twice, f"{name}: a column named twice: {', '.join(twice)}", f"make lab{lab}")
+        # The scale the lab ran at, which make handin packs: the tests'
+        # tiny sizes measure nothing the questions ask about.
+        load = (g.file(f"data/lab{lab}-load.txt") or b"").decode("utf-8", "replace")
+        scale = re.search(r"^scale: (\S+)$", load, re.M)
+        gradelib.expect(not scale or scale.group(1) != "tiny",
+                        f"{name} was run at SCALE=tiny, the tests' size (data/lab{lab}-load.txt): its numbers "
+                        f"answer no question; run make lab{lab} (SCALE=quick, the default) and hand in again",
+                        f"make lab{lab}")
+        gradelib.expect(scale and scale.group(1) in ("quick", "full"),
+                        f"data/lab{lab}-load.txt does not say the scale {name} was run at (quick or full): "
+                        f"run make lab{lab}, which writes it, and hand in again", f"make lab{lab}")
     return run
 
 

@@ -146,7 +146,7 @@ strip() {
 }
 
 # What goes into the starter, relative to the kit (and below: plot/*.gp,
-# data/reference/, docs/speed-goals.md and docs/platforms.md).
+# data/reference/, docs/speed-goals.md, docs/platforms.md and .devcontainer/).
 KIT_ITEMS=(Makefile README.md handout.md predictions.md .gitignore common labs tests)
 
 # looks_like_starter DIR: DIR is a starter this tool made, safe to replace.
@@ -215,6 +215,8 @@ make_starter() {
 		[ ! -e "$doc" ] || { mkdir -p "$tmp/docs" && cp "$doc" "$tmp/docs/"; }
 	done
 	[ ! -d data/reference ] || cp -R data/reference "$tmp/data/"
+	# the dev container, for students on macOS or Windows (README.md)
+	[ ! -d .devcontainer ] || cp -R .devcontainer "$tmp/"
 	# The README's last section is for instructors, about tools students do
 	# not get: the starter's README ends before it.
 	awk '/^## For instructors/ { exit } !/#for-instructors/' README.md >"$tmp/README.md"

@@ -64,3 +64,18 @@ kit() {
 	[[ $output == *"Labs that did not finish: lab2"* ]]
 	[[ $output == *"lab2 did not start: a program it runs did not build (the compiler's errors are above). Fix: labs/2-bad/bad.c, then: make lab2"* ]]
 }
+
+@test "make on a system that is not Linux: one sentence saying what to use instead, and nothing built" {
+	kit
+	mkdir fake
+	printf '#!/bin/sh\necho Darwin\n' >fake/uname
+	chmod +x fake/uname
+	run env PATH="$PWD/fake:$PATH" make -s --no-print-directory -C kit all
+	[ "$status" -eq 2 ]
+	[ "$(grep -c . <<<"$output")" -eq 1 ]
+	[[ $output == *"Makefile:"*": *** iolab's labs need Linux, and this is Darwin: on Windows use WSL2 (with the kit in the Linux home, not under /mnt/c), on macOS a Linux virtual machine or the kit's dev container (.devcontainer/), as README.md's \"Not on Linux?\" says.  Stop." ]]
+	[ ! -e kit/bin ]
+	# Linux itself goes on (make -n: what it would build)
+	run make -C kit -n all
+	[ "$status" -eq 0 ]
+}

@@ -23,6 +23,7 @@ kit() {
 	done
 	for lab in $(ls -d kit/labs/[0-9]-* | sed 's|.*/\([0-9]\)-.*|\1|'); do
 		printf '## Q%s.1\nan answer\n' "$lab" >>kit/answers.md
+		printf 'scale: quick\nverdict: quiet\n' >"kit/data/lab$lab-load.txt"
 	done
 }
 
@@ -82,6 +83,28 @@ packed() {
 	LABS="1, 2" run bash kit/common/handin.sh
 	[ "$status" -eq 2 ]
 	[ ! -e kit/iolab-handin.tar.gz ]
+}
+
+@test "handin: each lab's scale and load verdict go in; a tiny or BUSY run is named, a lab without them refused" {
+	kit
+	printf 'scale: tiny\nverdict: quiet\n' >kit/data/lab1-load.txt
+	printf 'scale: full\nseconds: 9\nverdict: busy noisy\n' >kit/data/lab2-load.txt
+	run make -s -C kit handin LABS=1,2,3
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(tar -xzOf kit/iolab-handin.tar.gz iolab-handin/data/lab1-load.txt)" = "$(printf 'scale: tiny\nverdict: quiet')" ]
+	packed | grep -qx iolab-handin/data/lab3-load.txt
+	[ "$(grep -c '^handin: Lab' <<<"$output")" -eq 2 ]
+	[[ $output == *"handin: Lab 1 was run at SCALE=tiny (the tests' size): the grader refuses its data; run make lab1 (SCALE=quick, the default) and make handin again"* ]]
+	[[ $output == *"handin: Lab 2 ran on a BUSY machine (data/lab2-load.txt): the class results leave it out;"* ]]
+	# a run from before the kit wrote the scale: named; no file: refused
+	printf 'verdict: quiet\n' >kit/data/lab3-load.txt
+	run make -s -C kit handin LABS=3
+	[ "$status" -eq 0 ]
+	[[ $output == *"handin: data/lab3-load.txt names no scale (written by an older kit): the grader refuses its data"* ]]
+	rm kit/data/lab3-load.txt
+	run make -s -C kit handin LABS=3
+	[ "$status" -ne 0 ]
+	[[ $output == *"missing:"*"  data/lab3-load.txt"* ]]
 }
 
 @test "handin: a missing piece of a lab handed in is named; one of a lab not handed in is not" {

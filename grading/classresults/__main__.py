@@ -80,6 +80,8 @@ def run_merge(submissions, out, jobs):
           f"{out}/ in {time.monotonic() - start:.1f} s; {counts['rejected']} left out entirely")
     print("  left out of each file: " + ", ".join(
         f"{name} {n}" for name, n in counts["left"].items()))
+    print(f"  left out of the figures: {counts['runs'][merge.TINY]} lab run(s) at SCALE=tiny, "
+          f"{counts['runs'][merge.BUSY]} on a machine the lab called BUSY ({out}/left-out.csv)")
     if counts["copies"]:
         print(f"  {counts['copies']} pair(s) of submissions with the same data: {out}/copies.csv")
     figures.draw(out, counts)

@@ -13,7 +13,8 @@ OUT, after a merge:
   submissions.csv   a row per submission merged: its machine and its
         measures (spec.METRICS), what the percentile lines compare with
   left-out.csv      sub, file, reason: what was left out, and why (a
-        prediction with no number: file predictions.md)
+        prediction with no number: file predictions.md; a lab's files run
+        at SCALE=tiny or on a machine the lab called BUSY, run_note())
   copies.csv        sub, other_sub, file, what: submissions whose data file
         is the same bytes, or that share a run of RUN timings (wall_s, or
         the file's spec timing, each with SIGNIFICANT digits or more) in a
@@ -114,7 +115,31 @@ def _zip_entries(zip_path, folder):
 
 
 # Every file the merge reads.
-WANTED = frozenset(["machine.txt", reader.PREDICTIONS] + [f.name for f in spec.FILES])
+WANTED = frozenset(["machine.txt", reader.PREDICTIONS] + [f.name for f in spec.FILES] +
+                   [f"lab{lab}-load.txt" for lab in spec.LABS])
+
+
+def run_note(data):
+    """Why a lab's files stay out of the class, from its data/labN-load.txt
+    (common/load.py): run at SCALE=tiny, the tests' size, or on a machine
+    the lab itself called BUSY. None when neither, or without the file (a
+    handin from before the kit wrote it: kept, as it always was)."""
+    if data is None:
+        return None
+    facts = {}
+    for line in data.decode("utf-8", "replace").splitlines()[:100]:
+        key, sep, value = line.partition(": ")
+        if sep:
+            facts.setdefault(key, value.strip())
+    if facts.get("scale") == "tiny":
+        return TINY
+    if "busy" in facts.get("verdict", "").split():
+        return BUSY
+    return None
+
+
+TINY = "run at SCALE=tiny, the tests' size"
+BUSY = "run on a machine the lab called BUSY (other programs competed with it)"
 
 
 def load(name, source):
@@ -133,11 +158,11 @@ def process(job):
     """Reads and checks one submission (in a worker). job: (name, source,
     sub, key). Returns a dict: reject (why it could not be read at all),
     machine, ident (the machine columns), text {file: its tidy CSV rows, as
-    text}, left {file: why}, metrics, points {figure: [tuples]}, predicted
+    text}, left {file: why}, runs {lab: TINY or BUSY, its files left out}, metrics, points {figure: [tuples]}, predicted
     {key: why a prediction is not drawn}."""
     name, source, sub, key = job
     result = {"name": name, "sub": sub, "reject": None, "machine": None, "text": {},
-              "left": {}, "metrics": {}, "points": {}, "predicted": {}}
+              "left": {}, "runs": {}, "metrics": {}, "points": {}, "predicted": {}}
     try:
         files = load(name, source)
     except reader.Rejected as e:
@@ -162,8 +187,13 @@ def process(job):
     # comma or quote to escape.
     prefix = ",".join(result["ident"]) + ","
     kept = {}	# the values of each file kept, for the predictions
+    notes = {lab: run_note(files.get(f"lab{lab}-load.txt")) for lab in spec.LABS}
     for f in spec.FILES:
         if f.name not in files:
+            continue
+        if notes[f.lab]:
+            result["left"][f.name] = notes[f.lab]
+            result["runs"][f.lab] = notes[f.lab]
             continue
         try:
             rows = read_csv(files[f.name], f.columns, f.name)
@@ -251,7 +281,7 @@ def merge(submissions, out, jobs=2, log=print):
         raise OSError("two submissions with the same id: run again with a new CLASS directory")
 
     counts = {"submissions": len(found), "merged": 0, "rejected": 0, "machines": set(),
-              "copies": 0, "seen": {},
+              "copies": 0, "seen": {}, "runs": {TINY: 0, BUSY: 0},
               "left": {f.name: 0 for f in spec.FILES}, "missing": {f.name: 0 for f in spec.FILES},
               "drawn": {fig: set() for fig in spec.POINTS},
               # predictions not drawn: {key: {"missing": n, "unparseable": n, "not measured": n}}
@@ -304,6 +334,8 @@ def record(result, outputs, counts, log):
             outputs.row("left-out.csv", [sub, f.name, result["left"][f.name]])
         else:
             counts["missing"][f.name] += 1
+    for note in result["runs"].values():
+        counts["runs"][note] += 1
     for fig, points in result["points"].items():
         for point in points:
             outputs.row(f"plot/{fig}.csv", ident + [fmt(x) for x in point])

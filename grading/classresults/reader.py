@@ -3,7 +3,8 @@
 A submission is a .tar.gz from `make handin` (one top directory,
 iolab-handin/), a directory (unpacked, or a Gradescope folder holding the
 uploaded tarball or files), or a folder inside Gradescope's "download all
-submissions" zip. Only data/machine.txt, data/lab*.csv and the student's
+submissions" zip. Only data/machine.txt, data/lab*.csv, data/labN-load.txt
+(the scale and load verdict of each lab's run) and the student's
 predictions.md (beside data/) are wanted. They
 are read straight from the archive into memory; nothing is ever extracted to
 disk, and nothing in a submission is trusted:
@@ -40,7 +41,7 @@ MAX_ZIP_ENTRIES = 500000	# a whole class's zip
 MAX_META = 64 * 1024		# a pax or GNU long-name header's data
 
 # The files wanted, as they appear under data/; KEY_RE names them.
-KEY_RE = re.compile(r"(lab[0-9][A-Za-z0-9_-]{0,40}\.csv|machine\.txt)", re.ASCII)
+KEY_RE = re.compile(r"(lab[0-9][A-Za-z0-9_-]{0,40}\.csv|lab[0-9]-load\.txt|machine\.txt)", re.ASCII)
 # The student's predictions, beside data/ (make handin packs them there).
 PREDICTIONS = "predictions.md"
 # data/KEY or predictions.md, at the top of a submission or under one top directory.

@@ -38,6 +38,12 @@ setup_file() {
 	variant write-forever
 	sed -i 's/i < o.lines; i++/o.lines > 0; i++/' subs/write-forever/$lab1/writer.c
 	changed write-forever $lab1/writer.c
+	variant tiny-scale
+	sed -i 's/^scale: quick$/scale: tiny/' subs/tiny-scale/data/lab1-load.txt
+	changed tiny-scale data/lab1-load.txt
+	variant no-scale
+	sed -i '/^scale: /d' subs/no-scale/data/lab1-load.txt
+	changed no-scale data/lab1-load.txt
 
 	# Lab 1 only, for the broken copies.
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 1 --out grades >batch.log 2>&1
@@ -90,6 +96,14 @@ max_score() {
 	[ "$(sed -n 's/^Score: //p' "$BATS_FILE_TMPDIR/reference.txt")" = "$(max_score all)/$(max_score all)" ]
 	# and Lab 1 alone, in the batch
 	[ "$(score reference)" = "$(max_score)/$(max_score)" ]
+}
+
+@test "grade.sh: data run at SCALE=tiny, or without its scale, costs the data's columns check, saying why" {
+	[ "$(failed tiny-scale | tr '\n' '|')" = "data/lab1.csv has the declared columns|" ]
+	grep -q "data/lab1.csv was run at SCALE=tiny, the tests' size (data/lab1-load.txt): its numbers answer no question; run make lab1 (SCALE=quick, the default) and hand in again" "$BATS_FILE_TMPDIR/grades/tiny-scale.txt"
+	[ "$(score tiny-scale)" = "$(($(max_score) - 1))/$(max_score)" ]
+	[ "$(failed no-scale | tr '\n' '|')" = "data/lab1.csv has the declared columns|" ]
+	grep -q "data/lab1-load.txt does not say the scale data/lab1.csv was run at (quick or full): run make lab1, which writes it" "$BATS_FILE_TMPDIR/grades/no-scale.txt"
 }
 
 @test "grade.sh: a missing CSV costs the data checks and the figures drawn from it, nothing else" {
@@ -219,7 +233,7 @@ NPROC_SLACK=8
 
 @test "grade.sh --batch: a class CSV with a row per submission and a column per check, outside the submissions" {
 	csv="$BATS_FILE_TMPDIR/grades/class.csv"
-	[ "$(wc -l <"$csv")" -eq 10 ]
+	[ "$(wc -l <"$csv")" -eq 12 ]
 	[[ $(head -1 "$csv") == 'submission,lab1: build launch,lab1: build runs,'*',score,max_score' ]]
 	python3 - "$csv" "$(max_score)" "$("$ROOT/grade.sh" --list --labs 1 | wc -l)" <<-'PY'
 	import csv, sys

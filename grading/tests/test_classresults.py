@@ -582,6 +582,36 @@ class Copies(unittest.TestCase):
         self.assertEqual(self.merge_two(self.rows(walls), self.rows(walls[::-1])), [])
 
 
+class Runs(unittest.TestCase):
+    def test_tiny_and_busy_runs_left_out_saying_so(self):
+        machine = b"cpu: x\ncores: 2\nkernel: k\nscratch_dir_fs: ext4\n"
+        loads = {"tiny": b"scale: tiny\nverdict: quiet\n", "busy": b"scale: quick\nverdict: busy noisy\n",
+                 "quiet": b"scale: quick\nverdict: short\n", "old": None}
+        with tempfile.TemporaryDirectory() as tmp:
+            subs = os.path.join(tmp, "subs")
+            os.mkdir(subs)
+            for i, (name, load) in enumerate(loads.items()):
+                rows = Copies.HEAD + Copies().rows([f"0.0{1000 * i + 4321 + 7 * j}" for j in range(8)])
+                members = [regular("iolab-handin/data/machine.txt", machine),
+                           regular("iolab-handin/data/lab2.csv", rows.encode())]
+                if load:
+                    members.append(regular("iolab-handin/data/lab2-load.txt", load))
+                with open(os.path.join(subs, name + ".tar.gz"), "wb") as out:
+                    out.write(tar_gz(members))
+            logged = []
+            counts = merge.merge(subs, os.path.join(tmp, "out"), jobs=1, log=logged.append)
+            self.assertEqual(counts["runs"], {merge.TINY: 1, merge.BUSY: 1})
+            self.assertEqual(counts["merged"], 4)
+            with open(os.path.join(tmp, "out", "lab2.csv")) as f:
+                self.assertEqual(len({row["sub"] for row in csv.DictReader(f)}), 2)	# quiet and old
+            with open(os.path.join(tmp, "out", "left-out.csv")) as f:
+                reasons = sorted(row["reason"] for row in csv.DictReader(f) if row["file"] == "lab2.csv")
+            self.assertEqual(reasons, sorted([merge.TINY, merge.BUSY]))
+            self.assertEqual(len([line for line in logged if line.startswith("left out of the class figures")]), 2)
+            self.assertTrue(any(line.startswith("left out of the class figures, tiny.tar.gz") and
+                                line.endswith(merge.TINY) for line in logged), logged)
+
+
 class Percentiles(unittest.TestCase):
     def test_percentile_and_words(self):
         self.assertEqual(standing.percentile(5, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 45.0)

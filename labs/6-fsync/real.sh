@@ -66,15 +66,18 @@ summary() {
 	done <"$2"
 }
 
+# wanted NAME: the study is one of ONLY's (or ONLY is not set).
+wanted() {
+	[ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]
+}
+
 # study NAME PROGRAM CHECK BEFORE COMMAND...: COMMAND recorded in a new
 # directory where BEFORE ran, its states checked by CHECK (a command line
 # for crashstates, run in each state's directory).
 study() (
 	local name=$1 program=$2 check=$3 before=$4
 	shift 4
-	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
-		exit 0
-	fi
+	wanted "$name" || exit 0
 	if ! command -v "$program" >/dev/null; then
 		printf '  %-30s left out: %s is not installed here\n' "$name" "$program"
 		exit 0
@@ -100,12 +103,13 @@ study sqlite-wal sqlite3 "sh $(q "$REAL/sqlite-check.sh") 2" before_sqlite_wal \
 	sqlite3 db 'PRAGMA locking_mode=EXCLUSIVE; INSERT INTO t VALUES(2);' || status=1
 study git git "sh $(q "$REAL/git-check.sh") two" before_git \
 	sh -c 'git add b && git commit -q -m two' || status=1
-if git -c core.fsync=all -c core.fsyncMethod=fsync version >/dev/null 2>&1 &&
-	printf '2.36\n%s\n' "$(git version 2>/dev/null | cut -d' ' -f3)" | sort -V -C; then
+# without git, study says so; a git without core.fsync, this
+if ! command -v git >/dev/null || { git -c core.fsync=all -c core.fsyncMethod=fsync version >/dev/null 2>&1 &&
+	printf '2.36\n%s\n' "$(git version 2>/dev/null | cut -d' ' -f3)" | sort -V -C; }; then
 	study git-fsync git "sh $(q "$REAL/git-check.sh") two" before_git \
 		sh -c 'git -c core.fsync=all -c core.fsyncMethod=fsync add b &&
 			git -c core.fsync=all -c core.fsyncMethod=fsync commit -q -m two' || status=1
-else
+elif wanted git-fsync; then
 	printf '  %-30s left out: git is older than 2.36, which has no core.fsync\n' git-fsync
 fi
 study python-naive python3 "python3 $(q "$REAL/pysave.py") --verify -g 2 doc.json" before_python \

@@ -111,6 +111,8 @@ run_lab1() {
 	[ "$checked" -eq 0 ] || [ "$checked" -eq 3 ]
 	[[ $output == *"gcd(run_unit_lines)"* ]]
 	grep -q '^other_programs_cores: [0-9.]*$' data/lab1-load.txt
+	# the scale it ran at, which make handin carries to the grader
+	[ "$(head -1 data/lab1-load.txt)" = "scale: tiny" ]
 	grep -Eq '^verdict: (quiet|busy|noisy|short|busy noisy|busy short)$' data/lab1-load.txt
 	[ "$checked" -eq 0 ] || skip "no writer of -b 128 and up interleaved at tiny scale in this run: no run unit to check"
 }

@@ -82,16 +82,20 @@ broken() { row "$1" "$2" | sed -E 's/.* ([0-9]+) broken.*/\1/'; }
 	fi
 }
 
-@test "real programs: a program that is not installed is left out in one line" {
-	# a PATH of every command here but sqlite3
+@test "real programs: a program that is not installed is left out in one line; a study not asked for, in none" {
+	# a PATH of every command here but sqlite3 and git
 	# (one ln per directory: a name already linked keeps the first one's)
 	mkdir path
 	for dir in /usr/local/bin /usr/bin /bin; do
 		ln -s "$dir"/* path/ 2>/dev/null || true
 	done
-	rm -f path/sqlite3
+	rm -f path/sqlite3 path/git
 	PATH=$PWD/path real "sqlite-wal python-atomic"
 	[ "$(grep -c . <<<"$output")" -eq 4 ]
 	[[ ${lines[1]} =~ ^\ \ sqlite-wal\ +left\ out:\ sqlite3\ is\ not\ installed\ here$ ]]
 	row python-atomic posix
+	# git-fsync's version test says nothing of git missing (nor when not asked for, above)
+	PATH=$PWD/path real git-fsync
+	[ "$(grep -c . <<<"$output")" -eq 2 ]
+	[[ ${lines[1]} =~ ^\ \ git-fsync\ +left\ out:\ git\ is\ not\ installed\ here$ ]]
 }
