@@ -78,32 +78,40 @@ run_page() {
 	[ "$output" = "page.md:5: exit 1: for x in a b; do" ]
 }
 
+# page_test N: Lab N's page, run as printed; skipped where the kit has no
+# Lab N (a starter for fewer labs), or while a C program the page runs
+# (its lab script's, or a bin/PROG of its commands) is still to be written.
+page_test() {
+	local dir prog progs=()
+	dir=$(cd "$ROOT" && ls -d labs/"$1"-* 2>/dev/null) || skip "this kit has no Lab $1"
+	for prog in $( { sed -n 's/^lab_begin "[^"]*" //p' "$ROOT/$dir/lab$1.sh"
+		grep -o 'bin/[a-z][a-z-]*' "$ROOT/$dir/README.md" | cut -c5-; } | tr ' ' '\n' | sort -u); do
+		[ ! -e "$(echo "$ROOT"/labs/*/"$prog".c)" ] || progs+=("$prog")
+	done
+	needs "${progs[@]}"
+	run_page "$1"
+}
+
 @test "Lab 1's page: every command runs as printed" {
-	needs writer launch runs
-	run_page 1
+	page_test 1
 }
 
 @test "Lab 2's page: every command runs as printed" {
-	needs writer launch runs flock-writer lockbench
-	run_page 2
+	page_test 2
 }
 
 @test "Lab 3's page: every command runs as printed" {
-	needs fillcopy membw
-	run_page 3
+	page_test 3
 }
 
 @test "Lab 4's page: every command runs as printed" {
-	needs pwriters datagen
-	run_page 4
+	page_test 4
 }
 
 @test "Lab 5's page: every command runs as printed" {
-	needs iopattern
-	run_page 5
+	page_test 5
 }
 
 @test "Lab 6's page: every command runs as printed" {
-	needs saver	# fsrecord and crashstates are the kit's, in Python
-	run_page 6
+	page_test 6
 }

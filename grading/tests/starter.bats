@@ -190,9 +190,9 @@ failing_json() {
 	for f in grade.sh grading setup.cfg bin build dist scratch; do
 		[ ! -e "$s/$f" ] || { echo "should not be there: $f"; return 1; }
 	done
-	# no results: a CSV is a published table (data/reference/) or a lab's declaration of its columns
+	# no results: a CSV is a published table (data/reference/) or a lab's declaration of its columns or trials
 	[ -z "$(find "$s" -name 'grade*.bats' -o -name 'hostile*' -o -name '*.png' -o -name '*.tmp' \
-		-o -name '*.csv' ! -path '*/data/reference/*' ! -name columns.csv)" ]
+		-o -name '*.csv' ! -path '*/data/reference/*' ! -name columns.csv ! -name trials.csv)" ]
 	# the README names none of the instructor's tools (the handout may say "grader")
 	run grep -nE 'make starter|make autograder|grade\.sh|grading/|For instructors|autograder' "$s/README.md"
 	[ "$status" -eq 1 ] || { echo "instructor material in the starter's README: $output"; return 1; }

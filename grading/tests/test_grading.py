@@ -267,19 +267,26 @@ class Labs(unittest.TestCase):
 
     def test_the_columns_check_reads_the_header_as_csv(self):
         """A quoted header is one column, a column named twice fails, and a
-        file the csv module refuses is a Fail saying so, not a grader error."""
+        file the csv module refuses is a Fail saying so, not a grader error;
+        a good file run at tiny scale, or whose lab's load file names no
+        scale, fails too."""
         d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, d)
         os.mkdir(f"{d}/data")
         check = standard.columns_check(7, "data/t.csv", ["n", "square"])
-        for text, why in [('"n,square"\n"1,1"\n', "no column n, square"),
-                          ("n,square,n\n1,1,1\n", "a column named twice: n"),
-                          ("n,square\n" + "x" * 200000 + ",1\n", "not CSV \\(field larger"),
-                          ("n,square\r1,1\r", "not CSV"),
-                          ("n,square\n1,1\n", None)]:
-            with self.subTest(text=text[:20]):
+        quick = "scale: quick\nverdict: quiet\n"
+        for text, load, why in [('"n,square"\n"1,1"\n', quick, "no column n, square"),
+                                ("n,square,n\n1,1,1\n", quick, "a column named twice: n"),
+                                ("n,square\n" + "x" * 200000 + ",1\n", quick, "not CSV \\(field larger"),
+                                ("n,square\r1,1\r", quick, "not CSV"),
+                                ("n,square\n1,1\n", "scale: tiny\n", "was run at SCALE=tiny"),
+                                ("n,square\n1,1\n", "", "does not say the scale"),
+                                ("n,square\n1,1\n", quick, None)]:
+            with self.subTest(text=text[:20], load=load):
                 with open(f"{d}/data/t.csv", "w", newline="") as f:
                     f.write(text)
+                with open(f"{d}/data/lab7-load.txt", "w") as f:
+                    f.write(load)
                 g = gradelib.Grading(d, d, None, None)
                 if why is None:
                     check(g)
