@@ -552,7 +552,7 @@ def explain(calls, ops, points, k, kept, durable):
         n, call, paths, f = calls[c - 1]
         mine = [i for i in range(points[k][0]) if ops[i].call == c]
         what = f"{call} {' '.join(paths)}".strip()
-        if call == "write":
+        if "len" in f:     # a write, a copy, zeros
             what += f" ({f.get('len')} bytes at {f.get('off')})"
         if call == "open":
             what += f" ({f.get('flags')})"
