@@ -484,6 +484,7 @@ class Recorder:
         if (f.append or append) and (off is None or append):
             off = len(held)
         at = f.offset if off is None else off
+        self._fits(f.rel, call, at + len(data))
         self.emit("write" if call.startswith(("write", "pwrite")) else call, f.rel, fd=f.id, off=at,
                   len=len(data), **source, data=data.hex())
         if len(held) < at:
@@ -494,6 +495,12 @@ class Recorder:
         if off is None:
             f.offset = at + len(data)
 
+    def _fits(self, rel, call, size):
+        """Refused past the largest file a state holds (crashstates')."""
+        if size > DATA_LIMIT:
+            raise Refused(f"{call} makes {rel} larger than {DATA_LIMIT >> 20} MiB: more than a crash state "
+                          "holds")
+
     def _resize(self, ino, size):
         held = self.data.setdefault(ino, bytearray())
         del held[size:]
@@ -502,12 +509,14 @@ class Recorder:
     def on_ftruncate(self, proc, name, a, ret):
         f = self._fd(proc, a[0])
         if f and f.rel is not None:
+            self._fits(f.rel, name, int(a[1]))
             self._resize(f.ino, int(a[1]))
             self.emit("ftruncate", f.rel, fd=f.id, size=int(a[1]))
 
     def on_truncate(self, proc, name, a, ret):
         rel = self._relative(self._path(proc, AT_FDCWD, a[0], name))
         if rel is not None:
+            self._fits(rel, name, int(a[1]))
             self._resize(self.names.get(rel), int(a[1]))
             self.emit("truncate", rel, size=int(a[1]))
 
@@ -704,11 +713,13 @@ class Recorder:
             # reads of the range give zeros: a write of them, kept within
             # the size under KEEP_SIZE (which a hole's punch needs)
             end = min(off + length, size) if "FALLOC_FL_KEEP_SIZE" in mode else off + length
+            self._fits(f.rel, name, end)
             if end > off:
                 kind = "punch_hole" if "FALLOC_FL_PUNCH_HOLE" in mode else "zero_range"
                 self._put(f, kind, bytes(end - off), off)
         elif "FALLOC_FL_KEEP_SIZE" not in mode and off + length > size:
             # blocks reserved: what a reader sees is the new size, zeros past the old one
+            self._fits(f.rel, name, off + length)
             self._resize(f.ino, off + length)
             self.emit("fallocate", f.rel, fd=f.id, size=off + length)
 
