@@ -36,7 +36,8 @@ followed by the fsync or fdatasync it implies.
 Followed: every process and thread (fork, clone, exec), each with its own
 descriptor table and working directory unless CLONE_FILES or CLONE_FS
 shares them; exec closes O_CLOEXEC descriptors; offsets moved by read,
-write and lseek, shared by duplicated descriptors; O_APPEND. Refused,
+write, a copy and lseek, shared by duplicated descriptors; O_APPEND; what
+each file under the root holds, which a copy from it takes. Refused,
 with one line naming the call (a log that lost them would show no broken
 state where there are): calls that change files in ways the kit does not
 model (splice into a file, from a pipe whose bytes it does not follow;
@@ -44,7 +45,8 @@ fallocate's collapse and insert ranges, a writable shared mmap of a file,
 io_uring, O_TMPFILE, RENAME_EXCHANGE, symbolic links, a file moved in from
 outside the root, a copy from a file outside the root changed while
 recording or from a pipe or socket), a write of more
-than 16 MiB in one call (the data strace prints) and a log of more than
+than 16 MiB in one call (the data strace prints) or a file grown past
+it, and a log of more than
 64 MiB (what crashstates reads). O_DIRECT is said,
 and recorded as ordinary writes. Paths are taken as the program wrote
 them: a symbolic link under the root is not followed. Not followed
