@@ -13,9 +13,10 @@ a data file in labs/6-fsync/models/, its rules and the sentences of its
 sources written in it: posix (what POSIX promises), alice-apm (ALICE's
 abstract persistence model: a rename in three steps, an append's size
 before its data), ext4-ordered (ext4's default mount, ALICE's "ext4
-ordered") and ext4-noauto_da_alloc. Names live in directories, as on a
-disk: a file whose directory's mkdir was lost is unreachable, a renamed
-directory takes what is in it along.
+ordered"), ext4-noauto_da_alloc and btrfs (an fsync logs the file's
+names). Names live in directories, as on a disk: a file whose
+directory's mkdir was lost is unreachable, a renamed directory takes
+what is in it along.
 
 The checker's contract. CMD runs once per distinct state, in a scratch
 directory holding that state's files (the root the log was recorded in),
@@ -67,7 +68,7 @@ MAX_LOG = 64 << 20          # bytes of log read
 MAX_FILE = 16 << 20         # bytes of one file in a state
 CHECK_TIMEOUT = 10          # seconds a checker may take on one state
 KINDS = ("open", "write", "truncate", "sync", "sync-all", "rename", "link", "unlink", "mkdir", "close", "none")
-RULES = {"metadata": ("ordered", "any"), "data": ("prefix", "any"), "fsync": ("file", "journal"),
+RULES = {"metadata": ("ordered", "any"), "data": ("prefix", "any"), "fsync": ("file", "journal", "file-and-names"),
          "rename": ("atomic", "steps"), "append": ("with-data", "size-first"),
          "new-blocks": ("any", "after-metadata"), "rename-flushes-data": ("yes", "no"),
          "close-after-truncate": ("flushes", "no")}
@@ -335,6 +336,11 @@ def operations(base, calls, model, log):
                 flush.extend(i for i, o in enumerate(ops) if o.kind == "data" and o.ino == ino)
         elif kind == "sync":
             ino = fds[fd]
+            above = set()   # the directories above the file's names (file-and-names)
+            for p in [p for p, i in names.items() if i == ino]:
+                while p != ".":
+                    p = parent(p)
+                    above.add(names.get(p))
             for i, op in enumerate(ops):
                 if i in durable:
                     continue
@@ -342,6 +348,9 @@ def operations(base, calls, model, log):
                     mine = True     # ext4 commits its journal: every name and size before the fsync
                 elif ino in dirs:   # a directory: the names in it
                     mine = op.kind == "meta" and ino in op.dirs()
+                elif rules["fsync"] == "file-and-names":
+                    # btrfs's log: the file's bytes, sizes and names, and the directories made above it
+                    mine = op.ino == ino or (op.kind == "meta" and op.what["op"] == "mkdir" and op.ino in above)
                 else:               # a file: its bytes and size
                     mine = op.ino == ino and (op.kind == "data" or op.what["op"] in ("trunc", "grow"))
                 if mine:
@@ -552,7 +561,7 @@ def explain(calls, ops, points, k, kept, durable):
         n, call, paths, f = calls[c - 1]
         mine = [i for i in range(points[k][0]) if ops[i].call == c]
         what = f"{call} {' '.join(paths)}".strip()
-        if call == "write":
+        if "len" in f:     # a write, a copy, zeros
             what += f" ({f.get('len')} bytes at {f.get('off')})"
         if call == "open":
             what += f" ({f.get('flags')})"

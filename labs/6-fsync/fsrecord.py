@@ -18,7 +18,12 @@ other than letters, digits and . _ / -), data in hex:
   init dir PATH | init file PATH HEX     what the root held at the start
   open PATH fd=ID flags=wronly|creat|trunc created=1
   write PATH fd=ID off=0 len=6400 data=6b6579...
-  ftruncate PATH fd=ID size=0 | truncate PATH size=0
+  copy_file_range PATH fd=ID off=0 len=6 from=SRC data=68656c...
+                                 (sendfile, splice, ficlone, ficlonerange
+                                 too): the bytes SRC held then (- for a file
+                                 outside, pipe for a pipe's)
+  punch_hole PATH fd=ID off=0 len=4096 data=0000... | zero_range ...
+  ftruncate PATH fd=ID size=0 | truncate PATH size=0 | fallocate PATH fd=ID size=N
   fsync PATH fd=ID | fdatasync PATH fd=ID | sync_file_range PATH fd=ID
   syncfs | sync                  everything under the root made durable
   close PATH fd=ID
@@ -32,14 +37,17 @@ followed by the fsync or fdatasync it implies.
 Followed: every process and thread (fork, clone, exec), each with its own
 descriptor table and working directory unless CLONE_FILES or CLONE_FS
 shares them; exec closes O_CLOEXEC descriptors; offsets moved by read,
-write and lseek, shared by duplicated descriptors; O_APPEND. Refused,
+write, a copy and lseek, shared by duplicated descriptors; O_APPEND; what
+each file under the root holds, which a copy from it takes. Refused,
 with one line naming the call (a log that lost them would show no broken
 state where there are): calls that change files in ways the kit does not
-model (copy_file_range, sendfile and splice into a file, a clone ioctl
-such as FICLONE, fallocate, a writable shared mmap of a file, io_uring,
-O_TMPFILE, RENAME_EXCHANGE, symbolic links, a file moved in from outside
-the root), a write of more
-than 16 MiB in one call (the data strace prints) and a log of more than
+model (a splice into a file from a pipe bytes went through that it does
+not follow: vmsplice, tee, a pipe it did not see made; fallocate's collapse and insert ranges, a writable shared mmap of a file,
+io_uring, O_TMPFILE, RENAME_EXCHANGE, symbolic links, a file moved in from
+outside the root, a copy from a file outside the root changed while
+recording or from a pipe or socket), a write of more
+than 16 MiB in one call (the data strace prints) or a file grown past
+it, and a log of more than
 64 MiB (what crashstates reads). O_DIRECT is said,
 and recorded as ordinary writes. Paths are taken as the program wrote
 them: a symbolic link under the root is not followed. Not followed
@@ -58,6 +66,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 PROG = "fsrecord"
 STRACE = shutil.which("strace", path="/usr/bin:/bin:/usr/sbin:/sbin")
@@ -73,7 +82,7 @@ CALLS = ["?open", "openat", "?openat2", "?creat", "write", "writev", "pwrite64",
          "?mkdir", "mkdirat", "?rmdir", "?link", "linkat", "?symlink", "symlinkat",
          "fsync", "fdatasync", "sync_file_range", "syncfs", "sync", "chdir", "fchdir",
          "clone", "?clone3", "?fork", "?vfork", "execve", "execveat",
-         "copy_file_range", "sendfile", "splice", "ioctl", "fallocate", "mmap", "?io_uring_setup"]
+         "copy_file_range", "sendfile", "splice", "?pipe", "pipe2", "vmsplice", "tee", "ioctl", "fallocate", "mmap", "?io_uring_setup"]
 # What the converter needs strace to print: every string whole (up to
 # DATA_LIMIT bytes) in hex, which no byte of a traced program's can
 # break out of; read's buffer not (only its count matters); the pids
@@ -198,8 +207,29 @@ class File:
 
     def __init__(self, path, rel, ident, flags):
         self.path, self.rel, self.id, self.offset = path, rel, ident, 0
+        self.ino = None     # the file under the root it is (set by open), whatever its name later
+        self.pipe = None    # a pipe's end: its Pipe
         self.append = "O_APPEND" in flags
         self.sync = "fsync" if "O_SYNC" in flags else "fdatasync" if "O_DSYNC" in flags else None
+
+
+class Pipe:
+    """The bytes in a pipe the recorder saw made (pipe, pipe2), which a
+    splice may move into a file: known, unless something it does not
+    follow put some there (vmsplice, tee, a copy of unknown bytes)."""
+
+    def __init__(self):
+        self.data, self.known = bytearray(), True
+
+    def put(self, data):
+        if data is None:
+            self.known = False
+        elif self.known:
+            self.data += data
+
+    def take(self, n):
+        data, self.data = bytes(self.data[:n]), self.data[n:]
+        return data if self.known else None
 
 
 class Proc:
@@ -209,21 +239,25 @@ class Proc:
 
 
 class Recorder:
-    def __init__(self, root, cwd, init, inherited=None, skip=()):
+    def __init__(self, root, cwd, init, inherited=None, skip=(), since=None):
         """root: the directory recorded (absolute); cwd: the command's
         working directory; init: {rel: bytes, or None for a directory};
         inherited: the descriptors the command starts with, {fd: (absolute
         path, offset, flags)}; skip: paths (relative) never recorded (the
-        log itself)."""
+        log itself); since: when the recording began (ns, the clock of a
+        file's ctime): a file outside the root not changed since may be
+        copied from (None: none may)."""
         self.root, self.skip = os.path.normpath(root), set(skip)
         self.names = {}     # rel: inode number, of what is under the root now
-        self.size, self.dirs, self.next_ino, self.next_id = {}, set(), 0, 2
+        # what each file under the root holds now: a copy's bytes are the
+        # source's at the time of the copy
+        self.data, self.dirs, self.next_ino, self.next_id = {}, set(), 0, 2
         for rel, data in init.items():
             self.names[rel] = self.next_ino
             if data is None:
                 self.dirs.add(self.next_ino)
             else:
-                self.size[self.next_ino] = len(data)
+                self.data[self.next_ino] = bytearray(data)
             self.next_ino += 1
         self.names["."] = -1
         self.dirs.add(-1)
@@ -231,9 +265,11 @@ class Recorder:
         for fd, (path, offset, flags) in (inherited or {}).items():
             fds[fd] = [self._file(path, flags), False]
             fds[fd][0].offset = offset
+            fds[fd][0].ino = self.names.get(fds[fd][0].rel)
         self.first = Proc(fds, [os.path.normpath(cwd)])
         self.procs, self.pending, self.lines, self.notes = {}, {}, [], []
         self.top, self.ended, self.out_bytes = None, False, 0
+        self.since, self.outside = since, {}     # outside: {path: bytes} of the files copied from
 
     # -- paths
 
@@ -377,10 +413,10 @@ class Recorder:
                 raise Refused(f"{call} {f.rel}: opened, but the recorder never saw it made (a symbolic link? "
                               "a call it does not follow?)")
             self.names[f.rel] = self._ino()
-            self.size[self.names[f.rel]] = 0
-        ino = self.names[f.rel]
+            self.data[self.names[f.rel]] = bytearray()
+        ino = f.ino = self.names[f.rel]
         if "O_TRUNC" in flags and ino not in self.dirs:
-            self.size[ino] = 0
+            self.data[ino] = bytearray()
         acc = "wronly" if "O_WRONLY" in flags else "rdwr" if "O_RDWR" in flags else "rdonly"
         extra = [w for w in ("creat", "trunc", "append", "directory", "excl") if f"O_{w.upper()}" in flags]
         self.emit("open", f.rel, fd=f.id, flags="|".join([acc] + extra), created=int(created))
@@ -436,7 +472,9 @@ class Recorder:
 
     def on_read(self, proc, name, a, ret):
         f = self._fd(proc, a[0])
-        if f:
+        if f and f.pipe:
+            f.pipe.take(ret)
+        elif f:
             f.offset += ret
 
     on_readv = on_read
@@ -472,30 +510,53 @@ class Recorder:
         if f is None:
             return
         if f.rel is not None:
-            data = decode(arg, call)[:done]
-            ino = self.names.get(f.rel)
-            if (f.append or append) and (off is None or append):
-                off = self.size.get(ino, 0)
-            at = f.offset if off is None else off
-            self.emit("write", f.rel, fd=f.id, off=at, len=len(data), data=data.hex())
-            self.size[ino] = max(self.size.get(ino, 0), at + len(data))
-            if sync or f.sync:     # O_SYNC or RWF_SYNC: the stronger
-                self.emit("fsync" if "fsync" in (sync, f.sync) else "fdatasync", f.rel, fd=f.id)
-            if off is None:
-                f.offset = at + len(data)
+            self._put(f, call, decode(arg, call)[:done], off, append, sync)
+        elif f.pipe:
+            f.pipe.put(decode(arg, call)[:done])
         elif off is None:
             f.offset += done
+
+    def _put(self, f, call, data, off, append=False, sync=None, **source):
+        """data written into f (a file under the root) at off (None: at the
+        descriptor's offset), as call: a write, or a copy (source: from=)."""
+        held = self.data.setdefault(f.ino, bytearray())
+        if (f.append or append) and (off is None or append):
+            off = len(held)
+        at = f.offset if off is None else off
+        self._fits(f.rel, call, at + len(data))
+        self.emit("write" if call.startswith(("write", "pwrite")) else call, f.rel, fd=f.id, off=at,
+                  len=len(data), **source, data=data.hex())
+        if len(held) < at:
+            held.extend(bytes(at - len(held)))
+        held[at:at + len(data)] = data
+        if sync or f.sync:     # O_SYNC or RWF_SYNC: the stronger
+            self.emit("fsync" if "fsync" in (sync, f.sync) else "fdatasync", f.rel, fd=f.id)
+        if off is None:
+            f.offset = at + len(data)
+
+    def _fits(self, rel, call, size):
+        """Refused past the largest file a state holds (crashstates')."""
+        if size > DATA_LIMIT:
+            raise Refused(f"{call} makes {rel} larger than {DATA_LIMIT >> 20} MiB: more than a crash state "
+                          "holds")
+
+    def _resize(self, ino, size):
+        held = self.data.setdefault(ino, bytearray())
+        del held[size:]
+        held.extend(bytes(size - len(held)))
 
     def on_ftruncate(self, proc, name, a, ret):
         f = self._fd(proc, a[0])
         if f and f.rel is not None:
-            self.size[self.names.get(f.rel)] = int(a[1])
+            self._fits(f.rel, name, int(a[1]))
+            self._resize(f.ino, int(a[1]))
             self.emit("ftruncate", f.rel, fd=f.id, size=int(a[1]))
 
     def on_truncate(self, proc, name, a, ret):
         rel = self._relative(self._path(proc, AT_FDCWD, a[0], name))
         if rel is not None:
-            self.size[self.names.get(rel)] = int(a[1])
+            self._fits(rel, name, int(a[1]))
+            self._resize(self.names.get(rel), int(a[1]))
             self.emit("truncate", rel, size=int(a[1]))
 
     # durability
@@ -605,27 +666,138 @@ class Recorder:
     # what the kit cannot model: refused when it touches the root
 
     def _refuse_on(self, proc, call, fd, why):
+        """Refused when fd is a file under the root."""
         f = self._fd(proc, fd)
         if f and f.rel is not None:
             raise Refused(f"{call} into {f.rel}: {why}")
 
+    # copies: the bytes the source holds at that point, which the recorder
+    # knows (a file under the root: its start and every call since), or
+    # reads (a file outside it, unchanged since the recording began)
+
     def on_copy_file_range(self, proc, name, a, ret):
-        self._refuse_on(proc, name, a[2], "a copy made by the kernel, whose bytes the recorder does not see "
-                        "(cp uses it): the kit cannot model it")
+        self._copy(proc, name, a[0], _pointer(a[1]), a[2], _pointer(a[3]), ret)
 
     def on_sendfile(self, proc, name, a, ret):
-        self._refuse_on(proc, name, a[0], "the kit cannot model it")
+        self._copy(proc, name, a[1], _pointer(a[2]), a[0], None, ret)
 
     def on_splice(self, proc, name, a, ret):
-        self._refuse_on(proc, name, a[2], "the kit cannot model it")
+        self._copy(proc, name, a[0], _pointer(a[1]), a[2], _pointer(a[3]), ret)
+
+    def on_pipe(self, proc, name, a, ret):
+        ends = re.findall(r"\d+", a[0])
+        pipe, flags = Pipe(), flags_of(a[1]) if len(a) > 1 else set()
+        for fd in ends[:2]:
+            proc.fds[int(fd)] = [File("pipe", None, None, flags), "O_CLOEXEC" in flags]
+            proc.fds[int(fd)][0].pipe = pipe
+
+    on_pipe2 = on_pipe
+
+    def on_vmsplice(self, proc, name, a, ret):
+        f = self._fd(proc, a[0])
+        if f and f.pipe:
+            f.pipe.put(None)    # bytes from memory, which strace does not print whole
+
+    def on_tee(self, proc, name, a, ret):
+        f = self._fd(proc, a[1])
+        if f and f.pipe:
+            f.pipe.put(None)
 
     def on_ioctl(self, proc, name, a, ret):
-        if "FICLONE" in a[1] or "FIDEDUPERANGE" in a[1]:
-            self._refuse_on(proc, name + " " + a[1].split()[-1], a[0], "a clone of another file's blocks: "
-                            "the kit cannot model it")
+        if "FICLONE" not in a[1]:
+            return      # FIDEDUPERANGE shares blocks that hold the same bytes: nothing a reader sees changes
+        if "FICLONERANGE" in a[1]:
+            r = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", a[2])}
+            src, soff, length, doff = str(r.get("src_fd", -1)), r.get("src_offset", 0), r.get("src_length", 0), \
+                r.get("dest_offset", 0)
+        else:
+            src, soff, length, doff = a[2], 0, 0, 0
+        s = self._fd(proc, src)
+        if s is not None and length == 0:   # 0: to the source's end
+            length = max(0, len(self._source(s, name, a[0])) - soff)
+        self._copy(proc, a[1].split()[-1].lower(), src, soff, a[0], doff, length, moves=False)
+
+    def _copy(self, proc, call, src_fd, soff, dst_fd, doff, done, moves=True):
+        """done bytes copied by the kernel from src_fd at soff (None: its
+        offset, moved) to dst_fd at doff (None: its offset, moved)."""
+        s, d = self._fd(proc, src_fd), self._fd(proc, dst_fd)
+        if done == 0:
+            return      # the source's end: nothing copied
+        at = soff if soff is not None or s is None else s.offset
+        if s is not None and s.pipe:
+            piped = s.pipe.take(done)
+        elif s is not None and soff is None and moves:
+            s.offset += done
+        if d is not None and d.pipe:    # into a pipe: the bytes, when the recorder knows them
+            if s is None or s.pipe:
+                d.pipe.put(piped if s else None)
+            else:
+                try:
+                    d.pipe.put(bytes(self._source(s, call, "a pipe")[at:at + done]))
+                except Refused:     # refused only if they reach a file under the root
+                    d.pipe.put(None)
+            return
+        if d is None or d.rel is None:
+            if d is not None and doff is None and moves:
+                d.offset += done
+            return
+        if s is None:
+            raise Refused(f"{call} into {d.rel} from descriptor {src_fd}, which the recorder did not see opened "
+                          "(a pipe? a socket?): the bytes copied were never recorded")
+        if s.pipe:
+            if piped is None:
+                raise Refused(f"{call} into {d.rel} from a pipe that bytes the recorder does not see went "
+                              "through (vmsplice, tee, a copy from outside): the kit cannot model it")
+            data = piped
+        else:
+            data = bytes(self._source(s, call, d.rel)[at:at + done])
+        if len(data) != done:
+            raise Refused(f"{call} into {d.rel}: {done} bytes copied from {s.rel or s.path} at {at}, which the "
+                          f"recorder knows {len(data)} bytes of")
+        self._put(d, call, data, doff, **{"from": "pipe" if s.pipe else escape(s.rel) if s.rel is not None else "-"})
+
+    def _source(self, s, call, to):
+        """What the file s holds now: under the root, as the recorder
+        followed it; outside, read, when unchanged since the recording
+        began (otherwise refused)."""
+        if s.rel is not None:
+            return self.data.get(s.ino, b"")
+        if s.path not in self.outside:
+            try:
+                if self.since is None:      # (the grader's: a student's trace names no file it reads)
+                    raise OSError
+                st = os.stat(s.path)
+                if st.st_ctime_ns >= self.since or st.st_size > DATA_LIMIT:
+                    raise OSError
+                with open(s.path, "rb") as f:
+                    self.outside[s.path] = f.read(DATA_LIMIT + 1)
+            except OSError:
+                raise Refused(f"{call} into {to} from {s.path}, a file outside the root changed while recording "
+                              f"or gone (or larger than {DATA_LIMIT >> 20} MiB): its bytes were never recorded") \
+                    from None
+        return self.outside[s.path]
 
     def on_fallocate(self, proc, name, a, ret):
-        self._refuse_on(proc, name, a[0], "the kit cannot model it")
+        f = self._fd(proc, a[0])
+        if f is None or f.rel is None:
+            return
+        mode, off, length = set(a[1].split("|")) - {"0"}, int(a[2]), int(a[3])
+        size = len(self.data.setdefault(f.ino, bytearray()))
+        if mode - {"FALLOC_FL_KEEP_SIZE", "FALLOC_FL_PUNCH_HOLE", "FALLOC_FL_ZERO_RANGE"}:
+            raise Refused(f"{name} {a[1]} into {f.rel}: the kit cannot model it")
+        if mode & {"FALLOC_FL_PUNCH_HOLE", "FALLOC_FL_ZERO_RANGE"}:
+            # reads of the range give zeros: a write of them, kept within
+            # the size under KEEP_SIZE (which a hole's punch needs)
+            end = min(off + length, size) if "FALLOC_FL_KEEP_SIZE" in mode else off + length
+            self._fits(f.rel, name, end)
+            if end > off:
+                kind = "punch_hole" if "FALLOC_FL_PUNCH_HOLE" in mode else "zero_range"
+                self._put(f, kind, bytes(end - off), off)
+        elif "FALLOC_FL_KEEP_SIZE" not in mode and off + length > size:
+            # blocks reserved: what a reader sees is the new size, zeros past the old one
+            self._fits(f.rel, name, off + length)
+            self._resize(f.ino, off + length)
+            self.emit("fallocate", f.rel, fd=f.id, size=off + length)
 
     def on_mmap(self, proc, name, a, ret):
         if "MAP_SHARED" in a[3] and "PROT_WRITE" in a[2]:
@@ -639,6 +811,12 @@ class Recorder:
     def log(self):
         """The log's lines after the init ones."""
         return self.lines + (["exit"] if self.ended else [])
+
+
+def _pointer(arg):
+    """The offset behind strace's [N] (or [N] => [M]): N; None for NULL."""
+    m = re.match(r"\[(\d+)\]", arg)
+    return int(m[1]) if m else None
 
 
 def escape(path):
@@ -670,11 +848,11 @@ def snapshot(root, skip=()):
     return dict(sorted(out.items()))
 
 
-def convert(trace, root, cwd, init, inherited=None, skip=()):
+def convert(trace, root, cwd, init, inherited=None, skip=(), since=None):
     """The log's text from strace's log trace of a command started in cwd
-    with root's files init (snapshot). Refused: a call the kit cannot
-    model."""
-    rec = Recorder(root, cwd, init, inherited, skip)
+    with root's files init (snapshot) at since (Recorder). Refused: a call
+    the kit cannot model."""
+    rec = Recorder(root, cwd, init, inherited, skip, since)
     for e in events(trace):
         rec.event(*e)
     if rec.top is None:
@@ -750,6 +928,7 @@ def main(argv):
     root, cwd = os.path.realpath(root), os.path.realpath(os.getcwd())
     log_rel = os.path.relpath(os.path.realpath(log), root)
     skip = {log_rel, log_rel + ".tmp"}
+    since = time.time_ns()
     init = snapshot(root, skip)
     inherited = inherited_fds()
     work = tempfile.mkdtemp(prefix="fsrecord.")
@@ -760,7 +939,7 @@ def main(argv):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         status = subprocess.call(command(trace) + cmd, preexec_fn=lambda: [
             signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)])
-        text, notes = convert(trace, root, cwd, init, inherited, skip)
+        text, notes = convert(trace, root, cwd, init, inherited, skip, since)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for note in notes:

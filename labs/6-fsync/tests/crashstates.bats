@@ -337,6 +337,36 @@ during: final/ final/f=abc final/g=|during: new/ new/f=abc|during: new/ new/f=ab
 	[ "${lines[1]}" = "ext4-512,3,4,5,0,0," ]
 }
 
+@test "crashstates: btrfs: an fsync logs the file's names and directories; a replacing rename waits for data; names in order" {
+	cat >b.log <<-EOF
+	fsrecord 1
+	init file f $(hex old)
+	mkdir d
+	open d/f fd=3 flags=wronly|creat created=1
+	write d/f fd=3 off=0 len=3 data=$(hex new)
+	fsync d/f fd=3
+	open t fd=4 flags=wronly|creat|trunc created=1
+	write t fd=4 off=0 len=3 data=$(hex new)
+	close t fd=4
+	rename t f
+	open g fd=5 flags=wronly|creat created=1
+	write g fd=5 off=0 len=1 data=$(hex x)
+	exit
+	EOF
+	list_check
+	crash b.log --model btrfs
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[1]}" = "btrfs,10,11,14,0,0," ]
+	# after: d and d/f always (no fsync of a directory); f old or new,
+	# never empty; g only after the rename before it
+	[ "$(states | grep '^after' | tr '\n' '|')" = "after: d/ d/f=new f=new|after: d/ d/f=new f=new g=|\
+after: d/ d/f=new f=new g=x|after: d/ d/f=new f=old|after: d/ d/f=new f=old t=|after: d/ d/f=new f=old t=new|" ]
+	# posix, on the same log: d/f can be lost, f left empty
+	crash b.log --model posix
+	[ "${lines[1]}" = "posix,10,11,76,0,0," ]
+	grep -qx 'after: f=' seen
+}
+
 @test "crashstates: bad input: one line, exit 1, nothing left in the scratch directory" {
 	rename_log
 	replacing_check

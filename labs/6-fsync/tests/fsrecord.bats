@@ -10,6 +10,7 @@ load ../../../tests/helpers
 
 REC="$ROOT/labs/6-fsync/fsrecord.py"
 CRASH="$ROOT/labs/6-fsync/crashstates.py"
+CALLS="$ROOT/labs/6-fsync/tests/calls"      # a small program per family of calls
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -267,7 +268,6 @@ fsync doc.kv.tmp|close doc.kv.tmp|rename doc.kv.tmp|fsync .|close .|exit|" ]
 		[ "$status" -eq 1 ] && [[ ${lines[-1]} == "fsrecord: $want"* ]] && [ ! -e r.log ] ||
 			{ echo "status $status: $output"; return 1; }
 	}
-	refuse "fallocate into fa" python3 -Ic 'import os; os.posix_fallocate(os.open("fa", os.O_RDWR | os.O_CREAT), 0, 10)'
 	refuse "mmap into m: a writable shared mapping" python3 -Ic '
 import mmap, os
 f = os.open("m", os.O_RDWR | os.O_CREAT)
@@ -275,6 +275,12 @@ os.ftruncate(f, 10)
 mmap.mmap(f, 10)'
 	refuse "openat O_TMPFILE in ." python3 -Ic 'import os; os.open(".", os.O_WRONLY | os.O_TMPFILE)'
 	refuse "symlink" ln -s src sl
+	cc -O2 -o names "$CALLS/names.c" && cc -O2 -o sizes "$CALLS/sizes.c"
+	refuse "renameat2 RENAME_EXCHANGE of a: the kit does not model it" ../names exchange
+	refuse "fallocate FALLOC_FL_COLLAPSE_RANGE into f: the kit cannot model it" ../sizes collapse
+	printf 0123456789 >root/src
+	refuse "splice into s from a pipe that bytes the recorder does not see went through (vmsplice" \
+		python3 -I "$CALLS/copies.py" splice vmsplice
 	echo outside >out
 	refuse "rename" python3 -Ic 'import os; os.rename("../out", "in")'
 	# io_uring, where this machine allows it (a container may refuse it)
@@ -284,15 +290,151 @@ mmap.mmap(f, 10)'
 	fi
 }
 
-@test "fsrecord: cp, which copies with copy_file_range, is refused naming it" {
-	echo hello >root/src
-	# whether this cp copies with copy_file_range (coreutils 9 does, where the file system lets it)
+# states LOG MODEL: every state crashstates builds from LOG under MODEL,
+# one line each in the file "seen", sorted, each once: "during" or
+# "after", then each file of the state as NAME=BYTES (NUL shown as .,
+# newline as |).
+states() {
+	cat >seen.sh <<-'EOF'
+	line=$1
+	for f in *; do [ -f "$f" ] && line="$line $f=$(tr '\0\n' .\| <"$f")"; done
+	printf '%s\n' "$line" >>"$SEEN"
+	EOF
+	rm -f seen.all
+	SEEN=$PWD/seen.all run python3 -B "$CRASH" --csv --scratch scratch --model "$2" --check "sh $PWD/seen.sh" "$1"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	sort -u seen.all >seen
+}
+
+@test "fsrecord: a #!/usr/bin/env sh script's cp, cp --reflink=auto, cat >, echo >: the bytes copied, lost before a sync" {
+	printf 'hello\n' >root/src
+	printf 'outside\n' >out
+	cat >copy <<-'EOF'
+	#!/usr/bin/env sh
+	cp src dst
+	cp --reflink=auto ../out o
+	echo new >src2
+	cat src2 >d4
+	echo changed >src2
+	sync
+	EOF
+	chmod +x copy
+	record calls.log ../copy
+	# whether this cp copies in the kernel (coreutils 9 does, where the
+	# file system lets it): then the log holds the source's bytes there
 	strace -f -qq -e trace=copy_file_range -o probe.log cp root/src probe
-	grep -q '^[0-9]* *copy_file_range(.*= [1-9]' probe.log || skip "this cp does not copy with copy_file_range"
-	run record r.log cp src dst
-	[ "$status" -eq 1 ]
-	[ "$output" = "fsrecord: copy_file_range into dst: a copy made by the kernel, whose bytes the recorder does not see (cp uses it): the kit cannot model it" ]
-	[ ! -e r.log ]
+	if grep -q '^[0-9]* *copy_file_range(.*= [1-9]' probe.log; then
+		grep -qx 'copy_file_range dst fd=[0-9]* off=0 len=6 from=src data=68656c6c6f0a' calls.log
+		grep -qx 'copy_file_range o fd=[0-9]* off=0 len=8 from=- data=6f7574736964650a' calls.log
+		# src2 as it was at the copy, not as it ended
+		grep -qx 'copy_file_range d4 fd=[0-9]* off=0 len=4 from=src2 data=6e65770a' calls.log
+	fi
+	grep -qx sync calls.log
+	states calls.log posix
+	# after the sync, one state: each copy's bytes where they belong
+	[ "$(grep '^after' seen)" = 'after d4=new| dst=hello| o=outside| src=hello| src2=changed|' ]
+	# before it (cp does not fsync), states where a copy's bytes are lost,
+	# its name kept, empty; or its name too
+	grep -q '^during.* dst= ' seen && grep -q '^during.* d4= ' seen && grep -qx 'during src=hello|' seen
+}
+
+@test "fsrecord: copy_file_range and sendfile, with and without offsets: the source's bytes at the copy" {
+	printf 0123456789 >root/src
+	record calls.log python3 -I "$CALLS/copies.py"
+	[ "$(grep -v '^init' calls.log | tr '\n' '|')" = "fsrecord 1|open src fd=3 flags=rdonly created=0|\
+open a fd=4 flags=wronly|creat|trunc created=1|copy_file_range a fd=4 off=0 len=4 from=src data=30313233|\
+copy_file_range a fd=4 off=6 len=2 from=src data=3839|fsync a fd=4|open b fd=5 flags=wronly|creat|trunc created=1|\
+sendfile b fd=5 off=0 len=3 from=src data=343536|sendfile b fd=5 off=3 len=1 from=src data=30|\
+open w fd=6 flags=rdwr|creat|trunc created=1|write w fd=6 off=0 len=3 data=6f6c64|\
+open c fd=7 flags=wronly|creat|trunc created=1|copy_file_range c fd=7 off=0 len=3 from=w data=6f6c64|\
+write w fd=6 off=0 len=3 data=6e6577|exit|" ]
+	[ "$(od -An -c root/a | tr -s ' ')" = " 0 1 2 3 \0 \0 8 9" ] && [ "$(cat root/b root/c root/w)" = 4560oldnew ]
+	states calls.log posix
+	# 13 calls, every state the model allows (counted by crashstates: 213)
+	[ "$output" = "$(printf 'model,calls,crash_points,states,broken,sampled_points,first_broken_after_call\nposix,13,14,213,0,0,')" ]
+	grep -qx 'after a=0123..89 b=4560 c=old src=0123456789 w=new' seen
+	# a was fsynced (its name was not): whole, or gone; c is w's old bytes or nothing, never new
+	! grep -E ' a=[^ ]' seen | grep -qv ' a=0123..89'
+	! grep -q '^after.* a= ' seen && ! grep -q ' c=new' seen && grep -q '^after.* c= ' seen
+}
+
+@test "fsrecord: splice from a file into a pipe, then from the pipe into a file: the pipe's bytes followed" {
+	printf 0123456789 >root/src
+	record calls.log python3 -I "$CALLS/copies.py" splice
+	[ "$(grep -v '^init' calls.log | tr '\n' '|')" = "fsrecord 1|open src fd=3 flags=rdonly created=0|\
+open s fd=4 flags=wronly|creat created=1|splice s fd=4 off=0 len=3 from=pipe data=623233|\
+splice s fd=4 off=10 len=2 from=pipe data=3435|exit|" ]
+	states calls.log posix
+	[ "${lines[1]}" = "posix,4,5,8,0,0," ]
+	# after: no s, an empty one, either splice's bytes (nothing synced), or both
+	[ "$(grep '^after' seen | tr '\n' '|')" = "after s= src=0123456789|after s=..........45 src=0123456789|\
+after s=b23 src=0123456789|after s=b23.......45 src=0123456789|after src=0123456789|" ]
+}
+
+@test "fsrecord: FICLONE and FICLONERANGE (from strace's lines: no reflink here) copy the source's bytes" {
+	printf 'hello\n' >root/a
+	cat >trace <<-'EOF'
+	9 openat(AT_FDCWD, "\x61", O_RDONLY) = 3
+	9 openat(AT_FDCWD, "\x62", O_WRONLY|O_CREAT, 0644) = 4
+	9 ioctl(4, BTRFS_IOC_CLONE or FICLONE, 3) = 0
+	9 ioctl(4, BTRFS_IOC_CLONE_RANGE or FICLONERANGE, {src_fd=3, src_offset=1, src_length=2, dest_offset=8}) = 0
+	9 ioctl(4, BTRFS_IOC_CLONE_RANGE or FICLONERANGE, {src_fd=3, src_offset=4, src_length=0, dest_offset=10}) = 0
+	9 exit_group(0) = ?
+	9 +++ exited with 0 +++
+	EOF
+	run python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import fsrecord as f
+print(f.convert("trace", sys.argv[2], sys.argv[2], f.snapshot(sys.argv[2]))[0], end="")' \
+		"$(dirname "$REC")" "$PWD/root"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(tr '\n' '|' <<<"$output")" = "fsrecord 1|init file a 68656c6c6f0a|open a fd=3 flags=rdonly created=0|\
+open b fd=4 flags=wronly|creat created=1|ficlone b fd=4 off=0 len=6 from=a data=68656c6c6f0a|\
+ficlonerange b fd=4 off=8 len=2 from=a data=656c|ficlonerange b fd=4 off=10 len=2 from=a data=6f0a|exit|" ]
+	printf '%s\n' "$output" >calls.log
+	states calls.log posix
+	grep -qx 'after a=hello| b=hello|..elo|' seen
+}
+
+@test "fsrecord: fallocate's size, KEEP_SIZE, a punched hole, a zeroed range, then truncations: fsync keeps the end" {
+	cc -O2 -o sizes "$CALLS/sizes.c"
+	record calls.log ../sizes
+	[ "$(sed 's/data=\(....\)[0-9a-f]*/data=\1/' calls.log | tr '\n' '|')" = "fsrecord 1|\
+open f fd=3 flags=rdwr|creat|trunc created=1|write f fd=3 off=0 len=8192 data=6161|fallocate f fd=3 size=12288|\
+punch_hole f fd=3 off=100 len=10 data=0000|zero_range f fd=3 off=12288 len=2 data=0000|ftruncate f fd=3 size=12289|\
+truncate f size=12288|fsync f fd=3|close f fd=3|exit|" ]
+	{ head -c 100 /dev/zero | tr '\0' a; head -c 10 /dev/zero; head -c 8082 /dev/zero | tr '\0' a; head -c 4096 /dev/zero; } >want
+	cmp root/f want
+	states calls.log posix
+	[ "${lines[1]}" = "posix,9,10,28,0,0," ]
+	# after the fsync, only the file as it ended (or, its name never synced, none)
+	[ "$(grep -c '^after' seen)" -eq 2 ] && grep -qx after seen
+	grep -qx "after f=$(tr '\0' . <root/f)" seen
+	# during: a hole's zeros and the new size's, without the write's bytes
+	grep -qx "during f=$(head -c 12288 /dev/zero | tr '\0' .)" seen
+}
+
+@test "fsrecord: O_EXCL, renameat2 RENAME_NOREPLACE (failed ones change nothing), an fsync of the directory" {
+	cc -O2 -o names "$CALLS/names.c"
+	record calls.log ../names
+	[ "$(tr '\n' '|' <calls.log)" = "fsrecord 1|open a fd=3 flags=wronly|creat|excl created=1|\
+open b fd=4 flags=wronly|creat|excl created=1|open . fd=5 flags=rdonly|directory created=0|\
+write a fd=3 off=0 len=1 data=41|write b fd=4 off=0 len=1 data=42|close a fd=3|close b fd=4|rename a c|fsync . fd=5|\
+close . fd=5|exit|" ]
+	states calls.log posix
+	[ "${lines[1]}" = "posix,10,11,19,0,0," ]
+	# after: the names b and c durable, their bytes not
+	[ "$(grep '^after' seen | tr '\n' '|')" = "after b= c=|after b= c=A|after b=B c=|after b=B c=A|" ]
+}
+
+@test "fsrecord: dup, dup2, dup3, F_DUPFD_CLOEXEC share one offset; the original's close leaves them; _exit" {
+	cc -O2 -o fds "$CALLS/fds.c"
+	record calls.log ../fds
+	[ "$(tr '\n' '|' <calls.log)" = "fsrecord 1|open f fd=3 flags=wronly|creat|trunc created=1|\
+write f fd=3 off=0 len=1 data=31|write f fd=3 off=1 len=1 data=32|write f fd=3 off=2 len=1 data=33|\
+write f fd=3 off=3 len=1 data=34|fdatasync f fd=3|exit|" ]
+	states calls.log posix
+	[ "${lines[1]}" = "posix,6,7,19,0,0," ]
+	# fdatasync through a copy makes the file's bytes durable, not its name
+	[ "$(grep '^after' seen | tr '\n' '|')" = "after|after f=1234|" ]
 }
 
 @test "fsrecord: bad command lines exit 2, a missing root 1, the command's status passed on" {
