@@ -214,13 +214,15 @@ lab_begin() {
 	"$PYTHON" common/load.py start "$LAB_LOAD" $$
 }
 
-# keep_earlier_run: moves the results of the lab's earlier run, if any, out
-# of the way, saying where in one line, so that a rerun never replaces
-# numbers a student may have quoted: into DATA/previous/labN-TIME/ (TIME:
-# when that run wrote its newest file), its files as they were named. They
-# are DATA/labN.csv and DATA/labN-* (Lab 6's logs too, but not lab6-real/,
-# which make lab6-real writes), and, when DATA is the kit's, the figures
-# drawn from them, plot/labN-*.png (make redraws them after the lab).
+# keep_earlier_run: copies the results of the lab's earlier run, if any,
+# saying where in one line, so that a rerun never loses numbers a student
+# may have quoted: into DATA/previous/labN-TIME/ (TIME: when that run wrote
+# its newest file), its files as they were named. They are DATA/labN.csv
+# and DATA/labN-* (Lab 6's logs too, but not lab6-real/, which make
+# lab6-real writes), and, when DATA is the kit's, the figures drawn from
+# them, plot/labN-*.png. A copy, not a move: the earlier files stay in
+# data/ until this run replaces each whole (csv_commit), so a run stopped
+# half way leaves them as they were.
 keep_earlier_run() {
 	local earlier=() file base dest n=1
 	for file in "$DATA/lab$LAB_N.csv" "$DATA/lab$LAB_N"-*; do
@@ -236,8 +238,8 @@ keep_earlier_run() {
 	dest=$base
 	while [ -e "$dest" ]; do dest=$base-$((++n)); done
 	mkdir -p "$dest"
-	mv "${earlier[@]}" "$dest"/
-	echo "Lab $LAB_N's earlier results are kept in ${dest#"$kit"/}/ (this run writes new ones)"
+	cp -Rp "${earlier[@]}" "$dest"/
+	echo "Lab $LAB_N's earlier results are copied to ${dest#"$kit"/}/ (this run replaces them here)"
 }
 
 # lab_end [--spread CSV:BY+BY:VALUE[:COL=V]]... [-- KEY=MEASURED...]: the

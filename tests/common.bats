@@ -279,8 +279,8 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 	[ "$output" = reached ]
 }
 
-@test "lab.sh keep_earlier_run: a rerun moves the lab's earlier results and figures to data/previous/, saying so" {
-	# a kit of its own: keep_earlier_run moves plot/ only when DATA is the kit's data/
+@test "lab.sh keep_earlier_run: a rerun copies the lab's earlier results and figures to data/previous/, saying so" {
+	# a kit of its own: keep_earlier_run copies plot/ only when DATA is the kit's data/
 	mkdir -p kit/common kit/labs/6-fsync kit/data kit/plot
 	cp "$ROOT/common/lab.sh" kit/common/
 	keep() { bash -c 'source kit/common/lab.sh && keep_earlier_run' kit/labs/6-fsync/lab6.sh; }
@@ -293,18 +293,19 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 	touch -d '2026-01-02 03:04:05' kit/data/lab6-cost.csv kit/data/lab6-load.txt kit/data/lab6-logs kit/plot/lab6-tradeoff.png
 	run keep
 	[ "$status" -eq 0 ]
-	[ "$output" = "Lab 6's earlier results are kept in data/previous/lab6-2026-01-02-030405/ (this run writes new ones)" ]
-	[ "$(cd kit && find data plot -type f | sort | tr '\n' ' ')" = "data/lab16.csv data/machine.txt data/previous/lab6-2026-01-02-030405/lab6-cost.csv data/previous/lab6-2026-01-02-030405/lab6-load.txt data/previous/lab6-2026-01-02-030405/lab6-logs/rename.log data/previous/lab6-2026-01-02-030405/lab6-tradeoff.png plot/lab6-tradeoff.gp " ]
+	[ "$output" = "Lab 6's earlier results are copied to data/previous/lab6-2026-01-02-030405/ (this run replaces them here)" ]
+	# copies: the earlier files stay until the run replaces each (a run stopped half way leaves them)
+	[ "$(cd kit && find data plot -type f | sort | tr '\n' ' ')" = "data/lab16.csv data/lab6-cost.csv data/lab6-load.txt data/lab6-logs/rename.log data/machine.txt data/previous/lab6-2026-01-02-030405/lab6-cost.csv data/previous/lab6-2026-01-02-030405/lab6-load.txt data/previous/lab6-2026-01-02-030405/lab6-logs/rename.log data/previous/lab6-2026-01-02-030405/lab6-tradeoff.png plot/lab6-tradeoff.gp plot/lab6-tradeoff.png " ]
 	[ -d kit/data/lab6-real ] && [ "$(cat kit/data/previous/lab6-*/lab6-cost.csv)" = old ]
 	# a run from the same second is kept beside it, not over it
 	touch -d '2026-01-02 03:04:05' kit/data/lab6-cost.csv
 	run keep
-	[ "$output" = "Lab 6's earlier results are kept in data/previous/lab6-2026-01-02-030405-2/ (this run writes new ones)" ]
+	[ "$output" = "Lab 6's earlier results are copied to data/previous/lab6-2026-01-02-030405-2/ (this run replaces them here)" ]
 	# DATA elsewhere than the kit's data/: the kit's figures stay
 	mkdir elsewhere && touch elsewhere/lab6-cost.csv kit/plot/lab6-tradeoff.png
 	run bash -c 'DATA=elsewhere && source kit/common/lab.sh && keep_earlier_run' kit/labs/6-fsync/lab6.sh
-	[[ $output == "Lab 6's earlier results are kept in $PWD/elsewhere/previous/lab6-"* ]]
-	[ -e kit/plot/lab6-tradeoff.png ] && [ ! -e elsewhere/lab6-cost.csv ]
+	[[ $output == "Lab 6's earlier results are copied to $PWD/elsewhere/previous/lab6-"* ]]
+	[ -e elsewhere/previous/lab6-*/lab6-cost.csv ] && [ ! -e elsewhere/previous/lab6-*/lab6-tradeoff.png ]
 }
 
 @test "plot.sh: a figure script that sets its own output is refused, naming it, with no PNG left" {
