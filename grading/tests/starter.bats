@@ -206,7 +206,7 @@ failing_json() {
 	done
 	[ "$(ls "$s"/labs/[0-9]-*/README.md | wc -l)" -eq "$(ls -d "$s"/labs/[0-9]-* | wc -l)" ]
 	# no test file loads what the starter lacks
-	run grep -lE 'load grading|grading/' "$s"/tests/*.bats "$s"/tests/*.bash "$s"/labs/*/tests/*
+	run grep -rlE 'load grading|grading/' "$s"/tests/*.bats "$s"/tests/*.bash "$s"/labs/*/tests
 	[ "$status" -eq 1 ] || { echo "tests that need the grader: $output"; return 1; }
 	# every lab program of the kit is there
 	diff <(cd "$ROOT" && ls labs/*/*.c) <(cd "$s" && ls labs/*/*.c)
