@@ -129,6 +129,7 @@ all_within_max() {
 # shellcheck disable=SC2154 # status and output are set by bats' run
 all_mutants_caught() {
 	local times=${IOLAB_MUTANT_TIMES:-3}
+	[ "$times" -gt 0 ] || skip "IOLAB_MUTANT_TIMES=0 (CI, for its time): make test-all and grading/mutants.py grade the mutants"
 	[ "$(id -u)" -eq 0 ] || why=$(bwrap_starts --unshare-all) ||
 		skip "the grader runs students' code only as root or in bubblewrap: not root, and $why"
 	run python3 "$ROOT/grading/mutants.py" --labs "$1" --times "$times" -j "$2"
