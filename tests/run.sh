@@ -72,6 +72,12 @@ python=$(python3 -c 'import sys; print(sys.executable)')
 if [ -x "$python" ] && [ "$python" != "$(command -v python3)" ]; then
 	mkdir "$out/python" && ln -s "$python" "$out/python/python3" && PATH=$out/python:$PATH
 fi
+# The kit's Python compiled once, here: the grader and the labs' tools run
+# with -B (they write no __pycache__ in a student's or an instructor's
+# tree), so each of the suite's starts compiled its modules again, some
+# 0.2 CPU-s a grader start. With -B, Python still reads a __pycache__ whose
+# source has not changed since.
+"$python" -m compileall -q grading common labs >/dev/null 2>&1 || true
 
 # TEST_JOBS files run at once (default: one per core, at least 2, since
 # much of the suite waits on time limits and sandboxes, not on the CPU;
@@ -105,7 +111,9 @@ for file in "$@"; do
 	else quiet+=("$file"); fi
 done
 reference='' given=''
-if [ -e "${IOLAB_TEST_REFERENCE:-}/done" ] || [ -e "${IOLAB_TEST_REFERENCE:-}/pending" ]; then
+if [ ${#graders[@]} -eq 0 ]; then
+	:	# no file here grades the reference: nothing to run or wait for
+elif [ -e "${IOLAB_TEST_REFERENCE:-}/done" ] || [ -e "${IOLAB_TEST_REFERENCE:-}/pending" ]; then
 	echo "run.sh: the grader's tests grade the labs run in $IOLAB_TEST_REFERENCE/kit"
 	given=$IOLAB_TEST_REFERENCE
 elif [ "$(grep -l "$uses_reference" "$@" | wc -l)" -ge 2 ]; then
@@ -133,13 +141,30 @@ start_alone() {
 	[ ${#alone[@]} -eq 0 ] || start_file "${alone[0]}"
 	alone=()
 }
-# While the labs for the grader's suites run: the files that grade without them.
+# reference_ready: the labs for the grader's suites are done, failed, or
+# not needed.
+reference_ready() {
+	if [ -n "$reference" ]; then ! kill -0 "$reference" 2>/dev/null
+	elif [ -n "$given" ]; then [ -e "$given/done" ] || [ -e "$given/failed" ]
+	fi
+}
+# While the labs for the grader's suites run: the files that grade without
+# them, then the files that grade nothing in the slots left, smallest
+# first (each soon gives its slot back to a grader's suite).
 for file in "${grading[@]}"; do start_file "$file"; done
+while ! reference_ready && [ ${#quiet[@]} -gt 0 ]; do
+	if [ "$(jobs -rp | wc -l)" -lt "$jobs" ]; then
+		start_file "${quiet[-1]}"
+		unset 'quiet[-1]'
+	else
+		sleep 1
+	fi
+done
+while ! reference_ready; do sleep 1; done
 if [ -n "$reference" ]; then
 	wait "$reference" || true	# its status: DIR/done
 	[ -e "$IOLAB_TEST_REFERENCE/done" ] || { echo "run.sh: running the labs for the grader's tests failed:"; cat "$out/reference.log"; }
 elif [ -n "$given" ]; then
-	while [ ! -e "$given/done" ] && [ ! -e "$given/failed" ]; do sleep 1; done
 	[ -e "$given/done" ] || echo "run.sh: the labs for the grader's tests failed in $given (its job says why)"
 fi
 for file in "${graders[@]}"; do start_file "$file"; done

@@ -41,6 +41,28 @@ setup() {
 	[ "${lines[-1]}" = "1 passed, 0 failed, 0 skipped" ]
 }
 
+@test "run.sh: a reference being run elsewhere is waited for by the grader's suites only; the others run meanwhile" {
+	# a suite that grades the reference (a reference_kit line), and a
+	# reference whose labs another job is still running (CI's .ci/as-student)
+	# (its reference_kit line is in a function nothing calls: run.sh reads it)
+	printf '@test "graded" {\n\t: x\n}\nnamed() {\n\treference_kit 1\n}\n' >kit/grading/tests/graded.bats
+	mkdir reference && touch reference/pending
+	# only files that do not grade it: no wait
+	run env IOLAB_TEST_REFERENCE="$PWD/reference" timeout 60 bash kit/tests/run.sh kit reads
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[-1]}" = "2 passed, 0 failed, 0 skipped" ]
+	# with the grader's suite: the others end while it waits, it runs once done is there
+	env IOLAB_TEST_REFERENCE="$PWD/reference" timeout 60 bash kit/tests/run.sh --all >out 2>&1 &
+	local pid=$!
+	for _ in $(seq 100); do grep -q '^ok 1 kit' out && grep -q '^ok 1 reads' out && break; sleep 0.2; done
+	grep -q '^ok 1 kit' out && grep -q '^ok 1 reads' out
+	[ "$(grep -c graded out)" -eq 0 ]
+	touch reference/done
+	wait "$pid"
+	grep -q '^ok 1 graded' out
+	[ "$(tail -n 1 out)" = "4 passed, 0 failed, 0 skipped" ]
+}
+
 @test "make check T=NAME: the sanitizer runs of those files only, ThreadSanitizer's of the threaded ones among them" {
 	# (the make running this test passes its own T down: not to these)
 	run env -u MAKEFLAGS -u MAKELEVEL -u T make -s -n -C "$ROOT" check T="writer fillcopy"
