@@ -82,9 +82,7 @@ fi
 # TEST_JOBS files run at once (default: one per core, at least 2, since
 # much of the suite waits on time limits and sandboxes, not on the CPU;
 # the grader's suites grade with -j 2 each); each file's output is printed
-# whole when it ends. The hostile suite runs last, once no other file
-# grades: it checks that nothing of any grading is left running or on
-# disk. Files that grade nothing run beside it.
+# whole when it ends.
 cores=$(nproc 2>/dev/null || echo 2)
 jobs=${TEST_JOBS:-$((cores > 2 ? cores : 2))}
 # run_file FILE: its TAP output, exit status, and seconds elapsed and of
@@ -103,10 +101,9 @@ run_file() {
 # kit given in IOLAB_TEST_REFERENCE whose labs are done (DIR/done) or being
 # run by another job (DIR/pending, until it writes DIR/done or DIR/failed:
 # CI's .ci/as-student runs them as a student) is used as it is.
-alone=() graders=() grading=() quiet=()
+graders=() grading=() quiet=()
 for file in "$@"; do
-	if [[ $file == */hostile.bats ]]; then alone+=("$file")
-	elif grep -q "$uses_reference" "$file"; then graders+=("$file")
+	if grep -q "$uses_reference" "$file"; then graders+=("$file")
 	elif grep -qE "$grades" "$file"; then grading+=("$file")
 	else quiet+=("$file"); fi
 done
@@ -126,20 +123,10 @@ elif [ "$(grep -l "$uses_reference" "$@" | wc -l)" -ge 2 ]; then
 		touch "$IOLAB_TEST_REFERENCE/done") >"$out/reference.log" 2>&1 &
 	reference=$!
 fi
-# start_file FILE: runs FILE in the background once fewer than $jobs run;
-# a file that grades is noted in busy.
-busy=()
+# start_file FILE: runs FILE in the background once fewer than $jobs run.
 start_file() {
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	run_file "$1" &
-	[[ " ${quiet[*]} " == *" $1 "* ]] || busy+=($!)
-}
-# start_alone: the hostile suite, once no file that grades runs.
-start_alone() {
-	local pid
-	for pid in "${busy[@]}"; do kill -0 "$pid" 2>/dev/null && return 1; done
-	[ ${#alone[@]} -eq 0 ] || start_file "${alone[0]}"
-	alone=()
 }
 # reference_ready: the labs for the grader's suites are done, failed, or
 # not needed.
@@ -168,13 +155,8 @@ elif [ -n "$given" ]; then
 	[ -e "$given/done" ] || echo "run.sh: the labs for the grader's tests failed in $given (its job says why)"
 fi
 for file in "${graders[@]}"; do start_file "$file"; done
-# The files that grade nothing fill the slots; the hostile suite takes one
-# as soon as no other file grades.
-for file in "${quiet[@]}"; do
-	start_alone || true
-	start_file "$file"
-done
-[ ${#alone[@]} -eq 0 ] || { wait "${busy[@]}"; start_alone; }
+# The files that grade nothing fill the slots.
+for file in "${quiet[@]}"; do start_file "$file"; done
 wait
 
 tally=$out/tally status=0 passed=0 failed=0 skipped=0
