@@ -34,8 +34,9 @@ load ../../tests/helpers
 }
 
 @test "answers: a page's rubric says what earns the points; the answer is in grading/labN/answers.md" {
-	# the rubrics the issue found giving answers away: the answer is in the
-	# reference answers' rubric, and on no page
+	# the rubrics the issue found giving answers away, and pages whose text
+	# gave one away (Q3.3's and Q6.7's background, Q4.4's count): the answer
+	# is in the reference answers, and on no page
 	while IFS='|' read -r n q answer; do
 		page=$(ls "$ROOT"/labs/"$n"-*/README.md)
 		grep -q "^- \*\*$q[* ]" "$page" || { echo "$page does not ask $q"; return 1; }
@@ -47,6 +48,9 @@ load ../../tests/helpers
 	1|Q1.5|4096 is not a multiple of 3
 	3|Q3.9|1 for 12 bytes
 	4|Q4.6|32 GiB per CPU-second
+	3|Q3.3|seeds only the calling thread
+	4|Q4.4|400 creations
+	6|Q6.7|PRAGMA synchronous=EXTRA
 	LIST
 	# and no page's rubric quotes a model answer ("1 for \"...\"", as they did)
 	# (a rubric for every question: the pages' questions and rubrics are as many)
