@@ -43,6 +43,7 @@ inside bubblewrap, or, with --unsafe-no-sandbox, as itself (and says so).
 import ctypes
 import errno
 import fcntl
+import functools
 import math
 import os
 import platform
@@ -250,12 +251,19 @@ def _bpf(code, k, jt=0, jf=0):
 
 
 def seccomp_filter(allow_io_uring, setup=False, calls=()):
+    """_seccomp_program's BPF program, built once a grading for each set of
+    arguments (a grading asks some 360 times, for every program it runs)."""
+    return _seccomp_program(bool(allow_io_uring), setup, tuple(calls), bool(os.environ.get("IOLAB_SECCOMP_LOG")))
+
+
+@functools.lru_cache(maxsize=None)
+def _seccomp_program(allow_io_uring, setup, calls, log):
     """The BPF program: the calls of ALLOWED, those of the ON_REQUEST
     groups named in calls (and io_uring's where allow_io_uring), those of
     BWRAP_SETUP and netlink and Unix sockets where setup (bubblewrap starts
     under it); REFUSED's with their errno, prctl(PR_SET_SECCOMP) and clone
     into a namespace with EPERM, socket with EACCES; foreign ABIs killed,
-    x32's calls and everything else ENOSYS."""
+    x32's calls and everything else ENOSYS (log: allowed and logged)."""
     machine = platform.machine()
     arch, x32 = _ARCH[machine]
     nr = syscalls.numbers(machine)
@@ -299,7 +307,7 @@ def seccomp_filter(allow_io_uring, setup=False, calls=()):
             prog += [_bpf(JEQ, nr[name], 0, 1), _bpf(RET, ALLOW)]
     # IOLAB_SECCOMP_LOG: the calls off the list allowed, and logged by the
     # kernel (for an instructor finding what a new toolchain calls)
-    prog.append(_bpf(RET, LOG if os.environ.get("IOLAB_SECCOMP_LOG") else ERRNO | errno.ENOSYS))
+    prog.append(_bpf(RET, LOG if log else ERRNO | errno.ENOSYS))
     return b"".join(prog)
 
 
@@ -394,7 +402,16 @@ def _orphans(spare=None):
 
 def reap_orphans(spare=None):
     """Reaps the orphans that have ended (zombies nobody else waits for).
-    spare: the children to leave (by default those a check waits for)."""
+    spare: the children to leave (by default those a check waits for).
+    The kernel is asked first, without reaping, whether any child has
+    ended: mostly none has, and the walk of every process's stat is left
+    out (some 5 ms of CPU on a machine of 130 processes, 500 times a
+    grading)."""
+    try:
+        if os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return      # children, none of them ended
+    except ChildProcessError:
+        return          # no child at all
     for pid, state in _orphans(spare):
         if state == b"Z":
             try:

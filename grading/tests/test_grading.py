@@ -391,6 +391,20 @@ class Results(unittest.TestCase):
 
 
 class Cleanup(unittest.TestCase):
+    def test_an_ended_orphan_is_reaped_a_running_one_left(self):
+        sandbox.become_subreaper()     # as every Sandbox makes the grader
+        subprocess.run(["sh", "-c", "sleep 2 >/dev/null &"], check=True)     # the shell ends, its sleep runs on
+        orphans = [pid for pid, _ in sandbox._orphans(spare=())]
+        self.assertEqual(len(orphans), 1, orphans)
+        sandbox.reap_orphans()
+        self.assertEqual([pid for pid, _ in sandbox._orphans(spare=())], orphans)    # running: left
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (orphans[0], b"Z") not in list(sandbox._orphans(spare=())):
+            time.sleep(0.05)
+        sandbox.reap_orphans()
+        self.assertEqual(list(sandbox._orphans(spare=())), [])                         # ended: reaped
+        sandbox.reap_orphans()  # and no child at all: nothing to do, no error
+
     def test_a_tree_deeper_than_pythons_recursion_limit_is_removed(self):
         d = tempfile.mkdtemp()
         fd = os.open(d, os.O_RDONLY)
