@@ -32,7 +32,9 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
   --batch DIR grade every *.tar.gz and directory in DIR, N at a time
               (default 2), each into OUT/NAME.txt and OUT/NAME.json (NAME:
               the file's name without .tar.gz; both NAME.tar.gz and NAME/:
-              the .tar.gz graded, a line says so), and write OUT/class.csv:
+              the .tar.gz graded, a line says so; a link, a NAME that is
+              no uid, or NAMEs differing only in case: left out, a line
+              says why), and write OUT/class.csv:
               a row per submission, a column per check, and
               OUT/pl-scores.csv: PrairieLearn's score upload (uid,
               instance, qid, score_perc, feedback; uid NAME, instance 1,

@@ -42,6 +42,17 @@ setup_file() {
 	echo '{"score": 999, "tests": []}' >grades/alice.json
 	echo 'Score: 999/1' >grades/alice.txt
 	echo '{"score": 999, "tests": []}' >grades/bob.json
+	# Beside them, entries a batch must leave out, none graded (so free
+	# here): links to a genuine handin (it would score in another's name),
+	# names that are no uid (a spreadsheet formula, a line break, a comma
+	# and a quote, a name that is only .tar.gz), names differing in case.
+	ln -s alice.tar.gz batch/carol.tar.gz
+	ln -s ../subs/reference batch/mallory
+	mkdir batch/'=HYPERLINK("http://x.example";"a")' batch/'@SUM(1)' batch/$'eve\nScore: 999/1' \
+		batch/'a,"b' batch/Dave batch/DAVE
+	cp batch/alice.tar.gz batch/'+1.tar.gz'
+	cp batch/alice.tar.gz batch/.tar.gz
+	cp batch/alice.tar.gz batch/dave.tar.gz
 	"$ROOT/grade.sh" --batch batch -j 2 --out grades >batch.log 2>&1
 
 	# The hostile writer, graded twice with one seed and once without.
@@ -96,6 +107,24 @@ report_agrees() {
 	assert (rows["bob"]["score"], rows["bob"]["max_score"]) == (sys.argv[2], sys.argv[2]), rows["bob"]
 	assert (rows["alice"]["score"], rows["alice"]["max_score"]) == ("0", sys.argv[3]), rows["alice"]
 	PY
+}
+
+@test "--batch: links, names that are no uid (formulas, line breaks, quotes) and names differing in case are left out, each said" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	# only alice's and bob's reports, rows and uids
+	[ "$(find grades -maxdepth 1 -name '*.txt' | sort | xargs -n1 basename | tr '\n' ' ')" = "alice.txt bob.txt " ]
+	python3 - grades/class.csv grades/pl-scores.csv <<-'PY'
+	import csv, sys
+	assert [r["submission"] for r in csv.DictReader(open(sys.argv[1]))] == ["alice", "bob"]
+	assert [r["uid"] for r in csv.DictReader(open(sys.argv[2]))] == ["alice", "bob"]
+	PY
+	grep -qx 'grade.sh: --batch: carol.tar.gz: a symbolic link: left out (copy the handin itself into the batch)' batch.log
+	grep -qx 'grade.sh: --batch: mallory: a symbolic link: left out (copy the handin itself into the batch)' batch.log
+	[ "$(grep -c ": not a uid (at most 128 letters, digits, _ . @ + -, not first = + - @ .): left out, rename it$" batch.log)" -eq 6 ]
+	grep -qF "grade.sh: --batch: 'eve\\nScore: 999/1': not a uid" batch.log
+	grep -q '^grade.sh: --batch: DAVE and Dave and dave differ only in case: none graded' batch.log
+	! grep -q '^Score: 999' batch.log
 }
 
 @test "every grading of this file: score <= maximum, and the report, results.json and its tests agree" {
