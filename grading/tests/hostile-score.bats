@@ -127,6 +127,42 @@ report_agrees() {
 	! grep -q '^Score: 999' batch.log
 }
 
+@test "a CSV naming a column twice scores no data check (make class refuses it); a header of 99,990 columns is refused in moments" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	local v
+	# twice: wall_s again at the end (the readers kept the first, or the
+	# last); case: Wall_s, not the column; wide: 99,990 distinct columns and
+	# one row (a list.count() per field had taken 35 s, the check's limit)
+	for v in twice case wide; do
+		variant "csv-$v"
+	done
+	python3 - subs/csv-twice/data/lab1.csv subs/csv-case/data/lab1.csv subs/csv-wide/data/lab1.csv <<-'PY'
+	import sys
+	twice, case, wide = sys.argv[1:]
+	lines = open(twice).read().splitlines()
+	with open(twice, "w") as f:
+	    f.write("\n".join([lines[0] + ",wall_s"] + [l + ",0.5" for l in lines[1:]]) + "\n")
+	with open(case, "w") as f:
+	    f.write("\n".join([lines[0].replace("wall_s", "Wall_s")] + lines[1:]) + "\n")
+	with open(wide, "w") as f:
+	    n = 99990 - lines[0].count(",") - 1
+	    f.write(lines[0] + "".join(f",c{i}" for i in range(n)) + "\n" + lines[1] + ",1" * n + "\n")
+	PY
+	for v in twice case wide; do
+		"$ROOT/grade.sh" --json "grades/csv-$v.json" --only 'data/lab1.csv' "subs/csv-$v" >"grades/csv-$v.txt" 2>&1
+		report_agrees "csv-$v"
+		cat "grades/csv-$v.txt" >&2
+	done
+	[ "$(grep -c '^lab1: data/lab1.csv.*: FAIL 0/' grades/csv-twice.txt)" -eq 3 ]
+	[ "$(grep -c '^    data/lab1.csv: a column named twice: wall_s$' grades/csv-twice.txt)" -eq 3 ]
+	[ "$(grep -c '^lab1: data/lab1.csv.*: FAIL 0/' grades/csv-case.txt)" -eq 3 ]
+	grep -qx '    data/lab1.csv: no column wall_s' grades/csv-case.txt
+	# wide: refused (one row is not the lab's), each check in seconds, not at its limit
+	! grep -q 'ran out of time' grades/csv-wide.txt
+	grep 'data/lab1.csv has the declared columns' grades/csv-wide.txt | grep -Eq '\(([0-9]|1[0-9])\.[0-9]s\)$'
+}
+
 @test "every grading of this file: score <= maximum, and the report, results.json and its tests agree" {
 	need_grading
 	local name n=0

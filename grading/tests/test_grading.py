@@ -301,6 +301,17 @@ class Labs(unittest.TestCase):
         with self.assertRaisesRegex(gradelib.Fail, "larger than 4 MiB"):
             g.file("data/big.csv")
 
+    def test_a_declared_csv_naming_a_column_twice_is_refused_as_make_class_refuses_it(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        os.mkdir(f"{d}/data")
+        header = ",".join(c.name for c in gradelib.kit_declared()["lab1.csv"][1])
+        with open(f"{d}/data/lab1.csv", "w") as f:
+            f.write(f"{header},trial\n" + ",".join("1" for _ in header.split(",")) + ",2\n")
+        g = gradelib.Grading(d, d, None, None)
+        with self.assertRaisesRegex(gradelib.Fail, "^data/lab1.csv: a column named twice: trial$"):
+            g.data("lab1.csv", 1)
+
     def test_the_columns_check_reads_the_header_as_csv(self):
         """A quoted header is one column, a column named twice fails, and a
         file the csv module refuses is a Fail saying so, not a grader error;
@@ -313,6 +324,8 @@ class Labs(unittest.TestCase):
         quick = "scale: quick\nverdict: quiet\n"
         for text, load, why in [('"n,square"\n"1,1"\n', quick, "no column n, square"),
                                 ("n,square,n\n1,1,1\n", quick, "a column named twice: n"),
+                                ("n,square," + ",".join(f"c{i}" for i in range(49990)) + ",n\n"
+                                 + "1," * 49992 + "1\n", quick, "a column named twice: n$"),
                                 ("n,square\n" + "x" * 200000 + ",1\n", quick, "not CSV \\(field larger"),
                                 ("n,square\r1,1\r", quick, "not CSV"),
                                 ("n,square\n1,1\n", "scale: tiny\n", "was run at SCALE=tiny"),
