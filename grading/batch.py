@@ -15,7 +15,7 @@ import time
 
 from grading import sandbox
 from grading.discover import GRADE, PROG, kit_labs, load
-from grading.gradelib import clean
+from grading.gradelib import clean, one_line
 from grading.one import protect
 
 
@@ -166,13 +166,13 @@ def handins(batch_dir, found):
         name = f.removesuffix(".tar.gz")
         mode = os.lstat(os.path.join(batch_dir, f)).st_mode
         if stat.S_ISLNK(mode):
-            lines.append(f"{clean(f)}: a symbolic link: left out (copy the handin itself into the batch)")
+            lines.append(f"{one_line(repr(f))}: a symbolic link: left out (copy the handin itself into the batch)")
             continue
         if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-            lines.append(f"{clean(f)}: not a regular file or a directory: left out")
+            lines.append(f"{one_line(repr(f))}: not a regular file or a directory: left out")
             continue
         if not PLAIN_NAME.fullmatch(name):
-            lines.append(f"{clean(repr(f))}: not a uid (at most 128 letters, digits, _ . @ + -, not first "
+            lines.append(f"{one_line(repr(f))}: not a uid (at most 128 letters, digits, _ . @ + -, not first "
                          "= + - @ .): left out, rename it")
             continue
         if name in chosen:

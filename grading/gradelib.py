@@ -194,6 +194,16 @@ def clean(data, line_cap=LINE_CAP, lines=MESSAGE_CAP):
     return "\n".join(out)
 
 
+def one_line(data, line_cap=LINE_CAP):
+    """clean(data) as one line, its line breaks shown as \\n: for text
+    that the report prints at the start of a line of its own (a refusal,
+    a path, a note), where a name holding "\\nScore: 999/999" had printed
+    a line that read as the report's own."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "surrogateescape")
+    return clean(str(data).replace("\n", "\\n"), line_cap, 1)
+
+
 def number(text, where=""):
     """A number by the kit's one rule (common/columns.py: decimal or
     exponent form, no sign, nan, inf, hex or 1e9919), or Fail saying why."""

@@ -119,8 +119,8 @@ report_agrees() {
 	assert [r["submission"] for r in csv.DictReader(open(sys.argv[1]))] == ["alice", "bob"]
 	assert [r["uid"] for r in csv.DictReader(open(sys.argv[2]))] == ["alice", "bob"]
 	PY
-	grep -qx 'grade.sh: --batch: carol.tar.gz: a symbolic link: left out (copy the handin itself into the batch)' batch.log
-	grep -qx 'grade.sh: --batch: mallory: a symbolic link: left out (copy the handin itself into the batch)' batch.log
+	grep -qx "grade.sh: --batch: 'carol.tar.gz': a symbolic link: left out (copy the handin itself into the batch)" batch.log
+	grep -qx "grade.sh: --batch: 'mallory': a symbolic link: left out (copy the handin itself into the batch)" batch.log
 	[ "$(grep -c ": not a uid (at most 128 letters, digits, _ . @ + -, not first = + - @ .): left out, rename it$" batch.log)" -eq 6 ]
 	grep -qF "grade.sh: --batch: 'eve\\nScore: 999/1': not a uid" batch.log
 	grep -q '^grade.sh: --batch: DAVE and Dave and dave differ only in case: none graded' batch.log
@@ -161,6 +161,32 @@ report_agrees() {
 	# wide: refused (one row is not the lab's), each check in seconds, not at its limit
 	! grep -q 'ran out of time' grades/csv-wide.txt
 	grep 'data/lab1.csv has the declared columns' grades/csv-wide.txt | grep -Eq '\(([0-9]|1[0-9])\.[0-9]s\)$'
+}
+
+@test "a name holding a line break and 'Score: 999/999' (a folder's link or pipe, a tar member, the submission's own path): no line of the report or results.json reads as the grader's" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	local fake=$'\nScore: 999' v
+	mkdir -p "inject/link/x$fake" "inject/pipe/labs/y$fake" "inject/s$fake"
+	ln -s /etc/passwd "inject/link/x$fake/999"
+	mkfifo "inject/pipe/labs/y$fake/999"
+	cp -R subs/reference/. "inject/s$fake/"
+	python3 - inject/member.tar.gz <<-'PY'
+	import io, sys, tarfile
+	with tarfile.open(sys.argv[1], "w:gz") as t:
+	    m = tarfile.TarInfo("iolab-handin/z\nScore: 999/999")
+	    m.type, m.linkname = tarfile.SYMTYPE, "/etc/passwd"
+	    t.addfile(m)
+	PY
+	for v in link pipe member.tar.gz "s$fake"; do
+		"$ROOT/grade.sh" --json inject/r.json --only 'data/machine.txt' "inject/$v" >inject/r.txt 2>&1 || true
+		cat inject/r.txt >&2
+		! grep -q '^Score: 999' inject/r.txt
+		python3 -c 'import json, sys; out = json.load(open(sys.argv[1]))["output"]
+	assert not any(line.startswith("Score: 999") for line in out.splitlines()), out' inject/r.json
+	done
+	grep -qx 'Score: 1/1' inject/r.txt       # the folder named s\nScore: 999 was graded
+	grep -qF "Grading inject/s\\nScore: 999" inject/r.txt
 }
 
 @test "every grading of this file: score <= maximum, and the report, results.json and its tests agree" {

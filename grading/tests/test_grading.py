@@ -225,6 +225,13 @@ class Labs(unittest.TestCase):
                                  "labs.txt: this course has no lab 7: ignored",
                                  "labs.txt: 'x' is not a lab number: ignored"])
 
+    def test_one_line_is_one_line_whatever_it_quotes(self):
+        for text in ("x\nScore: 999/999", b"x\nScore: 999/999\r\n", "a\u2028b\x1b[2J\n" * 50):
+            line = gradelib.one_line(text)
+            self.assertEqual(len(line.splitlines()), 1, line)
+            self.assertNotIn("\n", line)
+        self.assertEqual(gradelib.one_line("x\nScore: 1/1"), "x\\nScore: 1/1")
+
     def test_labs_txt_naming_no_lab_grades_every_lab(self):
         for data in (b"", b"7", b"\x1b[2J", b"0"):
             labs, notes = discover.labs_txt(data, [1, 2])
@@ -267,9 +274,9 @@ class Labs(unittest.TestCase):
         self.assertEqual(len(lines), len(hostile) + 4, lines)
         self.assertIn("DAVE and Dave and dave differ only in case: none graded", "\n".join(lines))
         said = "\n".join(lines)
-        self.assertIn("carol.tar.gz: a symbolic link: left out", said)
-        self.assertIn("eve: a symbolic link: left out", said)
-        self.assertIn("fifo.tar.gz: not a regular file or a directory: left out", said)
+        self.assertIn("'carol.tar.gz': a symbolic link: left out", said)
+        self.assertIn("'eve': a symbolic link: left out", said)
+        self.assertIn("'fifo.tar.gz': not a regular file or a directory: left out", said)
         self.assertIn("'=HYPERLINK(1).tar.gz': not a uid", said)
         for line in lines:     # each one line, printable
             self.assertEqual(line, gradelib.clean(line, 10 ** 4, 1))
