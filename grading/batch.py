@@ -27,6 +27,16 @@ class BadOption(Exception):
 def batch(args):
     if not os.path.isdir(args.batch):
         raise BadOption(f"--batch: {args.batch} is not a directory")
+    out = args.out or "grades"
+    if (os.path.realpath(out) + os.sep).startswith(os.path.realpath(args.batch) + os.sep):
+        raise BadOption(f"--out: {out} is {args.batch} or inside it: the grades go elsewhere")
+    # The students' uids may neither write there (a NAME.json of their own,
+    # or a link where the grader writes one) nor read the class's reports:
+    # where neither bubblewrap nor Landlock confines their programs, only
+    # the directory's mode keeps them out.
+    if os.path.isdir(out) and os.stat(out).st_mode & 0o022:
+        raise BadOption(f"--out: {out} is writable by other users (mode {os.stat(out).st_mode & 0o7777:o}): "
+                        "students' programs run as other users; name a directory of your own")
     found = sorted(n for n in os.listdir(args.batch)
                    if n.endswith(".tar.gz") or os.path.isdir(os.path.join(args.batch, n)))
     chosen, left_out = handins(args.batch, found)
@@ -37,9 +47,6 @@ def batch(args):
                  + (f", {len(left_out)} left out" if left_out else ""))
     if os.geteuid() == 0:
         protect(args.batch, "the submissions")
-    out = args.out or "grades"
-    if os.path.realpath(out).startswith(os.path.realpath(args.batch) + os.sep):
-        raise BadOption(f"--out: {out} is inside {args.batch}: the grades go elsewhere")
     # Students' code runs nowhere it may not: refused here, the batch
     # stops before it writes a row (not a 0 for every student).
     try:
@@ -51,6 +58,8 @@ def batch(args):
     # the process limit of that grading's uid for every later grading of it.
     sandbox.become_subreaper(False)
     os.makedirs(out, mode=0o700, exist_ok=True)
+    if os.geteuid() == 0:
+        protect(out, "the grades")
     names = sorted(chosen)
     subs = [os.path.join(args.batch, chosen[name]) for name in names]
     for name in names:      # no earlier batch's report may pass for this one's

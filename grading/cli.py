@@ -40,7 +40,8 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
               instance, qid, score_perc, feedback; uid NAME, instance 1,
               qid QID, default iolab); without --labs, a line says so
               where the handins' labs.txt chose different labs
-  --out DIR   where --batch writes (default ./grades; never inside DIR)
+  --out DIR   where --batch writes (default ./grades; not DIR or inside it,
+              nor a directory other users may write; made o-rwx as root)
   --class-data OUT
               also place each submission's measurements in the class that
               `make class SUBMISSIONS=DIR CLASS=OUT` merged (percentiles)
