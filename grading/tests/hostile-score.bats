@@ -48,7 +48,7 @@ setup_file() {
 	# and a quote, a name that is only .tar.gz), names differing in case.
 	ln -s alice.tar.gz batch/carol.tar.gz
 	ln -s ../subs/reference batch/mallory
-	mkdir batch/'=HYPERLINK("http://x.example";"a")' batch/'@SUM(1)' batch/$'eve\nScore: 999/1' \
+	mkdir batch/'=HYPERLINK("x.example";"a")' batch/'@SUM(1)' batch/$'eve\nScore: 999' \
 		batch/'a,"b' batch/Dave batch/DAVE
 	cp batch/alice.tar.gz batch/'+1.tar.gz'
 	cp batch/alice.tar.gz batch/.tar.gz
@@ -122,7 +122,7 @@ report_agrees() {
 	grep -qx "grade.sh: --batch: 'carol.tar.gz': a symbolic link: left out (copy the handin itself into the batch)" batch.log
 	grep -qx "grade.sh: --batch: 'mallory': a symbolic link: left out (copy the handin itself into the batch)" batch.log
 	[ "$(grep -c ": not a uid (at most 128 letters, digits, _ . @ + -, not first = + - @ .): left out, rename it$" batch.log)" -eq 6 ]
-	grep -qF "grade.sh: --batch: 'eve\\nScore: 999/1': not a uid" batch.log
+	grep -qF "grade.sh: --batch: 'eve\\nScore: 999': not a uid" batch.log
 	grep -q '^grade.sh: --batch: DAVE and Dave and dave differ only in case: none graded' batch.log
 	! grep -q '^Score: 999' batch.log
 }
@@ -187,6 +187,50 @@ report_agrees() {
 	done
 	grep -qx 'Score: 1/1' inject/r.txt       # the folder named s\nScore: 999 was graded
 	grep -qF "Grading inject/s\\nScore: 999" inject/r.txt
+}
+
+@test "CSV values a check divides by or squares (Lab 3's passes 0, Lab 5's rates of 1e200 and 1e-300): FAIL saying why, never 'the grader broke'" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	local v
+	for v in zero huge tiny; do
+		variant "arith-$v"
+		python3 - "subs/arith-$v" "$v" "$ROOT" <<-'PY'
+		import sys
+		sub, v, root = sys.argv[1:]
+		sys.path.insert(0, root)
+		from common import columns
+		decl = columns.declared(root)
+		rate = {"zero": "1", "huge": "1e200", "tiny": "1e-300"}[v]
+		rows = {
+		    "lab3.csv": [dict(trial="1", threads=t, bytes="4096", files="1", prefault="1", fsync="0", wall_s="1",
+		                      cpu_s="1", mib_s="1", faults="0", passes="0" if v == "zero" else "1", rng=rng,
+		                      copy="memcpy", phase="fill", pages="4k")
+		                 for rng, t in (("xoshiro", "1"), ("rand", "1"), ("rand", "2"))],
+		    "lab5.csv": [dict(experiment="read-size", series="warm", op="read", pattern="seq", io_bytes="4096",
+		                      stride_bytes="", file_bytes="", direct="0", cold="0", sync="", seed="1", trial=str(t),
+		                      ios="10", bytes="40960", wall_s=f"1.{t}", cpu_s="1", bytes_per_ns=rate, mib_s="1",
+		                      iops="1", lat_p50_us="1", lat_p99_us="1", cached_pct="0", median_bytes_per_ns=rate,
+		                      mean_bytes_per_ns="1", stddev_bytes_per_ns="0", ci95_bytes_per_ns="0")
+		                 for t in (1, 2, 3)],
+		}
+		for name, rs in rows.items():
+		    names = [c.name for c in decl[name][1]]
+		    with open(f"{sub}/data/{name}", "w") as f:
+		        f.write(",".join(names) + "\n" + "".join(",".join(r.get(n, "1") for n in names) + "\n" for r in rs))
+		for lab in (3, 5):
+		    with open(f"{sub}/data/lab{lab}-load.txt", "w") as f:
+		        f.write("scale: quick\nverdict: quiet\n")
+		PY
+		"$ROOT/grade.sh" --json "grades/arith-$v.json" --labs 3,5 --only 'data/lab' "subs/arith-$v" \
+			>"grades/arith-$v.txt" 2>&1
+		cat "grades/arith-$v.txt" >&2
+		report_agrees "arith-$v"
+		! grep -q 'the grader broke' "grades/arith-$v.txt"
+	done
+	grep -qx '    data/lab3.csv line 2: passes 0: a fill makes one pass or more' grades/arith-zero.txt
+	grep -qx '    data/lab5.csv line 2: bytes_per_ns 1e+200 is not bytes / wall_s / 1e9 = 4.0[0-9]*e-05' grades/arith-huge.txt
+	grep -qx '    data/lab5.csv line 2: bytes_per_ns 1e-300 is not bytes / wall_s / 1e9 = 4.0[0-9]*e-05' grades/arith-tiny.txt
 }
 
 @test "every grading of this file: score <= maximum, and the report, results.json and its tests agree" {
