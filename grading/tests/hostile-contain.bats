@@ -376,25 +376,3 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss >> 10, file=sys.std
 	echo "the grader's peak: $(cat csvs.mib) MiB"
 	[ "$(cat csvs.mib)" -lt 200 ]
 }
-
-@test "contain: --batch --out that students' uids could write (0777, 1777, 0775, 0722) or the batch itself: refused in one line, exit 2; the grades made o-rwx" {
-	mkdir -p outs/batch/alice
-	local mode
-	for mode in 777 1777 775 722; do
-		rm -rf "outs/o$mode" && mkdir "outs/o$mode" && chmod "$mode" "outs/o$mode"
-		run "$ROOT/grade.sh" --batch outs/batch --labs 1 --out "outs/o$mode"
-		echo "$output"
-		[ "$status" -eq 2 ]
-		[[ ${lines[0]} == "grade.sh: --out: outs/o$mode is writable by other users (mode $mode): students' programs run as other users; name a directory of your own" ]]
-		[ -z "$(ls -A "outs/o$mode")" ]
-	done
-	run "$ROOT/grade.sh" --batch outs/batch --labs 1 --out outs/batch
-	[ "$status" -eq 2 ]
-	[[ ${lines[0]} == "grade.sh: --out: outs/batch is outs/batch or inside it: the grades go elsewhere" ]]
-	# a directory of the instructor's that others may read: graded into, made unreadable to them
-	mkdir -m 755 outs/mine
-	"$ROOT/grade.sh" --batch outs/batch --labs 1 --out outs/mine >outs/mine.log 2>&1 || true
-	cat outs/mine.log
-	[ "$(stat -c %a outs/mine)" = 750 ]
-	[ -s outs/mine/alice.json ] && [ -s outs/mine/class.csv ]
-}
