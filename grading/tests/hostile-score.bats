@@ -237,7 +237,9 @@ report_agrees() {
 @test "--batch --out that students' uids could write (0777, 1777, 0775, 0722) or the batch itself: refused in one line, exit 2; the grades made o-rwx as root" {
 	need_grading
 	cd "$BATS_FILE_TMPDIR" || return 1
-	mkdir -p outs/batch/alice
+	# alice.tar.gz, not a tarball: a grading refused in moments
+	mkdir -p outs/batch
+	head -c 100 /dev/urandom >outs/batch/alice.tar.gz
 	local mode
 	for mode in 777 1777 775 722; do
 		rm -rf "outs/o$mode" && mkdir "outs/o$mode" && chmod "$mode" "outs/o$mode"
