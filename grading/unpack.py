@@ -167,7 +167,7 @@ def copy_dir(src, dest):
                 with os.fdopen(fd, "rb") as f:
                     _make_file(dest, rel, f.read)
             else:
-                raise Refused(f"links or special files are not accepted: {_shown(rel)}")
+                raise Refused(f"links or special files are not accepted: {rel}")
 
 
 def unpack(submission, dest):
