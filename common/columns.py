@@ -32,7 +32,8 @@ rule:
   seconds  a number of at most a day (no trial of any lab lasts one).
   count    1 to 15 ASCII digits.
   flag     0 or 1.
-  token    a plain name: 1 to 40 of A-Z a-z 0-9 _ . + -
+  token    a plain name: 1 to 40 of A-Z a-z 0-9 _ . + -, the first a
+           letter, digit or _ (a spreadsheet reads "+A1-B2" as a formula)
 
 Every refusal says why in one short line (Bad). One median too (median).
 Run from a lab script, common/ is the script's own directory; the grader
@@ -48,7 +49,7 @@ import statistics
 
 NUMBER = r"[0-9]{1,20}(?:\.[0-9]{1,20})?(?:[eE][-+]?[0-9]{1,3})?"
 COUNT = r"[0-9]{1,15}"
-TOKEN = r"[A-Za-z0-9_.+-]{1,40}"
+TOKEN = r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,39}"
 NUMBER_RE = re.compile(NUMBER, re.ASCII)
 COUNT_RE = re.compile(COUNT, re.ASCII)
 TOKEN_RE = re.compile(TOKEN, re.ASCII)

@@ -6,14 +6,16 @@ import concurrent.futures
 import csv
 import json
 import os
+import re
 import resource
+import stat
 import subprocess
 import sys
 import time
 
 from grading import sandbox
 from grading.discover import GRADE, PROG, kit_labs, load
-from grading.gradelib import clean
+from grading.gradelib import clean, one_line
 from grading.one import protect
 
 
@@ -25,15 +27,26 @@ class BadOption(Exception):
 def batch(args):
     if not os.path.isdir(args.batch):
         raise BadOption(f"--batch: {args.batch} is not a directory")
+    out = args.out or "grades"
+    if (os.path.realpath(out) + os.sep).startswith(os.path.realpath(args.batch) + os.sep):
+        raise BadOption(f"--out: {out} is {args.batch} or inside it: the grades go elsewhere")
+    # The students' uids may neither write there (a NAME.json of their own,
+    # or a link where the grader writes one) nor read the class's reports:
+    # where neither bubblewrap nor Landlock confines their programs, only
+    # the directory's mode keeps them out.
+    if os.path.isdir(out) and os.stat(out).st_mode & 0o022:
+        raise BadOption(f"--out: {out} is writable by other users (mode {os.stat(out).st_mode & 0o7777:o}): "
+                        "students' programs run as other users; name a directory of your own")
     found = sorted(n for n in os.listdir(args.batch)
                    if n.endswith(".tar.gz") or os.path.isdir(os.path.join(args.batch, n)))
-    if not found:
-        sys.exit(f"{PROG}: {args.batch}: no submissions (*.tar.gz or directories)")
+    chosen, left_out = handins(args.batch, found)
+    for line in left_out:
+        print(f"{PROG}: --batch: {line}", file=sys.stderr)
+    if not chosen:
+        sys.exit(f"{PROG}: {args.batch}: no submissions (*.tar.gz or directories)"
+                 + (f", {len(left_out)} left out" if left_out else ""))
     if os.geteuid() == 0:
         protect(args.batch, "the submissions")
-    out = args.out or "grades"
-    if os.path.realpath(out).startswith(os.path.realpath(args.batch) + os.sep):
-        raise BadOption(f"--out: {out} is inside {args.batch}: the grades go elsewhere")
     # Students' code runs nowhere it may not: refused here, the batch
     # stops before it writes a row (not a 0 for every student).
     try:
@@ -45,9 +58,8 @@ def batch(args):
     # the process limit of that grading's uid for every later grading of it.
     sandbox.become_subreaper(False)
     os.makedirs(out, mode=0o700, exist_ok=True)
-    chosen, twice = handins(found)
-    for line in twice:
-        print(f"{PROG}: --batch: {line}", file=sys.stderr)
+    if os.geteuid() == 0:
+        protect(out, "the grades")
     names = sorted(chosen)
     subs = [os.path.join(args.batch, chosen[name]) for name in names]
     for name in names:      # no earlier batch's report may pass for this one's
@@ -139,16 +151,39 @@ def write_pl_scores(out, names, qid):
     print(f"wrote {os.path.join(out, 'pl-scores.csv')}")
 
 
-def handins(found):
+# A submission's name is its uid (pl-scores.csv), its row (class.csv) and
+# its reports' file names: letters and digits of any script, _ . @ + -,
+# never first one that a spreadsheet reads as a formula (= + - @) or a
+# dot (a hidden file), and never a comma, quote, space or line break.
+PLAIN_NAME = re.compile(r"\w[\w.@+-]{0,127}")
+
+
+def handins(batch_dir, found):
     """({name: file}, lines): found, the names of DIR's *.tar.gz and
     directories, each named by its file without .tar.gz (NAME.txt,
-    NAME.json, its class.csv row, its uid in pl-scores.csv); a student
+    NAME.json, its class.csv row, its uid in pl-scores.csv); and a line per
+    entry left out, saying why. Left out: a symbolic link or anything but a
+    regular .tar.gz or a directory (a link would grade another student's
+    handin, or any file of the instructor's, as this one's), a name that is
+    not PLAIN_NAME, and names that differ only in case (where file names
+    ignore case, one's reports would overwrite the other's). A student
     handed in twice (alice.tar.gz and a folder alice/) is graded once, from
     the .tar.gz, what make handin made (the folder is most often a copy
     unpacked from it), and named in one of the lines."""
     chosen, lines = {}, []
     for f in found:
         name = f.removesuffix(".tar.gz")
+        mode = os.lstat(os.path.join(batch_dir, f)).st_mode
+        if stat.S_ISLNK(mode):
+            lines.append(f"{one_line(repr(f))}: a symbolic link: left out (copy the handin itself into the batch)")
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            lines.append(f"{one_line(repr(f))}: not a regular file or a directory: left out")
+            continue
+        if not PLAIN_NAME.fullmatch(name):
+            lines.append(f"{one_line(repr(f))}: not a uid (at most 128 letters, digits, _ . @ + -, not first "
+                         "= + - @ .): left out, rename it")
+            continue
         if name in chosen:
             tar, folder = (f, chosen[name]) if f.endswith(".tar.gz") else (chosen[name], f)
             lines.append(f"{clean(tar)} and {clean(folder)}/ are the same student's handin: "
@@ -156,6 +191,15 @@ def handins(found):
             chosen[name] = tar
         else:
             chosen[name] = f
+    by_case = {}
+    for name in chosen:
+        by_case.setdefault(name.casefold(), []).append(name)
+    for same in by_case.values():
+        if len(same) > 1:
+            lines.append(f"{' and '.join(map(clean, sorted(same)))} differ only in case: none graded (where file "
+                         "names ignore case, their reports would be one file): rename all but one")
+            for name in same:
+                del chosen[name]
     return chosen, lines
 
 

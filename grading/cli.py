@@ -32,13 +32,16 @@ USAGE = """usage: ./grade.sh [--labs LIST] [--json FILE] [--pl-json FILE] [--kee
   --batch DIR grade every *.tar.gz and directory in DIR, N at a time
               (default 2), each into OUT/NAME.txt and OUT/NAME.json (NAME:
               the file's name without .tar.gz; both NAME.tar.gz and NAME/:
-              the .tar.gz graded, a line says so), and write OUT/class.csv:
+              the .tar.gz graded, a line says so; a link, a NAME that is
+              no uid, or NAMEs differing only in case: left out, a line
+              says why), and write OUT/class.csv:
               a row per submission, a column per check, and
               OUT/pl-scores.csv: PrairieLearn's score upload (uid,
               instance, qid, score_perc, feedback; uid NAME, instance 1,
               qid QID, default iolab); without --labs, a line says so
               where the handins' labs.txt chose different labs
-  --out DIR   where --batch writes (default ./grades; never inside DIR)
+  --out DIR   where --batch writes (default ./grades; not DIR or inside it,
+              nor a directory other users may write; made o-rwx as root)
   --class-data OUT
               also place each submission's measurements in the class that
               `make class SUBMISSIONS=DIR CLASS=OUT` merged (percentiles)

@@ -17,7 +17,7 @@ import traceback
 from grading import gradelib, sandbox, unpack
 from grading.classresults import percentile_lines
 from grading.discover import PROG, kit_labs, kit_programs, lab_dir, labs_of, load
-from grading.gradelib import KIT, clean
+from grading.gradelib import KIT, one_line
 from grading.report import gradescope_json, prairielearn_json, print_report, result, write_json
 from grading.run import OutOfTime, out_of_time, run_checks
 
@@ -102,13 +102,13 @@ def grade_one(args):
     # What a student reads names the file they handed in, never where the
     # grader keeps it; the instructor's line on stderr says all.
     except unpack.Refused as e:
-        return give_up(args, f"{clean(os.path.basename(args.submission))}: {clean(str(e), 400, 5)}", seed, started,
-                       clean(args.submission))
+        return give_up(args, f"{one_line(os.path.basename(args.submission))}: {one_line(str(e), 400)}", seed, started,
+                       one_line(args.submission))
     except sandbox.RefuseError as e:
         return give_up(args, "the grading machine will not run students' code: ask your instructor", seed, started,
-                       f"will not run students' code here: {clean(str(e))}")
+                       f"will not run students' code here: {one_line(str(e))}")
     except GraderError as e:
-        return give_up(args, "the grading machine is not set up: ask your instructor", seed, started, clean(str(e)))
+        return give_up(args, "the grading machine is not set up: ask your instructor", seed, started, one_line(str(e)))
     except OutOfTime:
         return give_up(args, "the grading was stopped before its checks ran", seed, started)
     except Exception as e:   # anything else: the grader's fault, said in one line
@@ -117,7 +117,7 @@ def grade_one(args):
             frame = traceback.extract_tb(e.__traceback__)[-1]
             where = f" at {os.path.basename(frame.filename)}:{frame.lineno}"
         return give_up(args, f"the grader broke ({type(e).__name__}{where}): ask your instructor", seed, started,
-                       clean(str(e), 200, 1))
+                       one_line(str(e), 200))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)   # cleanup ends, whatever asks
@@ -160,7 +160,7 @@ def submission(path, subdir):
     .tar.gz) unpacked into subdir; where path is None, the kit itself, its
     reference answers (grading/labN/answers.md) as its answers.md."""
     if path is not None:
-        print(f"Grading {clean(path)}")
+        print(f"Grading {one_line(path)}")
         return unpack.unpack(path, subdir)
     print(f"Grading the kit itself: {KIT}")
     os.mkdir(subdir, 0o700)
@@ -191,7 +191,7 @@ def clean_up(work, boxes, keep):
         for box in boxes:
             box.release()
     except Exception as e:
-        print(f"{PROG}: note: cleanup: {type(e).__name__}: {clean(str(e), 200, 1)}", file=sys.stderr)
+        print(f"{PROG}: note: cleanup: {type(e).__name__}: {one_line(str(e), 200)}", file=sys.stderr)
     if keep:
         print(f"kept {work}")
     elif not sandbox.remove_tree(work):
@@ -218,6 +218,6 @@ def standing(args):
     if not args.class_data or args.submission is None:
         return []
     try:
-        return [clean(line) for line in percentile_lines(args.class_data, args.submission)]
+        return [one_line(line) for line in percentile_lines(args.class_data, args.submission)]
     except OSError as e:
-        return [f"class results: {args.class_data}: {clean(str(e))}"]
+        return [f"class results: {one_line(args.class_data)}: {one_line(str(e))}"]

@@ -7,7 +7,7 @@ import os
 import re
 import time
 
-from grading.gradelib import KIT, clean
+from grading.gradelib import KIT, clean, one_line
 from grading.png import PNG_SIGNATURE
 
 
@@ -18,7 +18,7 @@ def result(records, modules, containment, class_lines, about):
     grade by hand."""
     counted = [r for r in records if r["status"] != "SKIP"]
     skipped = [r for r in records if r["status"] == "SKIP"]
-    notes = list(about["notes"])
+    notes = [one_line(n, 10_000) for n in about["notes"]]   # each a line of its own in the report, whole
     if containment.startswith("NONE"):   # the one containment results.json says too
         notes.append(f"Containment: {containment}")
     if skipped:
@@ -30,7 +30,7 @@ def result(records, modules, containment, class_lines, about):
                             sum(r["points"] for r in counted if r["lab"] == lab))
                       for lab in dict.fromkeys(r["lab"] for r in records)},
                 questions={q: p for m in modules.values() for q, p in m.QUESTIONS.items()},
-                notes=notes, class_lines=class_lines, containment=containment, seed=about["seed"],
+                notes=notes, class_lines=[one_line(c) for c in class_lines], containment=containment, seed=about["seed"],
                 started=about["started"], submission=about.get("submission"))
 
 

@@ -78,9 +78,11 @@ LABEL_CHARS_RE = re.compile(r"[^A-Za-z0-9 ()@._+/:#-]", re.ASCII)
 
 def label(text):
     """A free-text value (a CPU model, a kernel) made safe for a CSV field
-    and a gnuplot label: printable ASCII without quotes or commas, short."""
+    and a gnuplot label: printable ASCII without quotes or commas, short,
+    never first + - or @ (a spreadsheet reads "+SUM(A1:A9)" as a formula;
+    = is never kept)."""
     text = LABEL_CHARS_RE.sub(" ", text)
-    return " ".join(text.split())[:60]
+    return " ".join(text.split()).lstrip("+-@ ")[:60]
 
 
 def read_machine(data):

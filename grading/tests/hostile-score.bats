@@ -42,6 +42,17 @@ setup_file() {
 	echo '{"score": 999, "tests": []}' >grades/alice.json
 	echo 'Score: 999/1' >grades/alice.txt
 	echo '{"score": 999, "tests": []}' >grades/bob.json
+	# Beside them, entries a batch must leave out, none graded (so free
+	# here): links to a genuine handin (it would score in another's name),
+	# names that are no uid (a spreadsheet formula, a line break, a comma
+	# and a quote, a name that is only .tar.gz), names differing in case.
+	ln -s alice.tar.gz batch/carol.tar.gz
+	ln -s ../subs/reference batch/mallory
+	mkdir batch/'=HYPERLINK("x.example";"a")' batch/'@SUM(1)' batch/$'eve\nScore: 999' \
+		batch/'a,"b' batch/Dave batch/DAVE
+	cp batch/alice.tar.gz batch/'+1.tar.gz'
+	cp batch/alice.tar.gz batch/.tar.gz
+	cp batch/alice.tar.gz batch/dave.tar.gz
 	"$ROOT/grade.sh" --batch batch -j 2 --out grades >batch.log 2>&1
 
 	# The hostile writer, graded twice with one seed and once without.
@@ -96,6 +107,157 @@ report_agrees() {
 	assert (rows["bob"]["score"], rows["bob"]["max_score"]) == (sys.argv[2], sys.argv[2]), rows["bob"]
 	assert (rows["alice"]["score"], rows["alice"]["max_score"]) == ("0", sys.argv[3]), rows["alice"]
 	PY
+}
+
+@test "--batch: links, names that are no uid (formulas, line breaks, quotes) and names differing in case are left out, each said" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	# only alice's and bob's reports, rows and uids
+	[ -z "$(find grades -maxdepth 1 \( -name 'carol*' -o -name 'mallory*' -o -name '[=@+a]*[,="]*' -o -name 'eve*' \
+		-o -iname 'dave*' -o -name '.*' \) -print)" ]
+	python3 - grades/class.csv grades/pl-scores.csv <<-'PY'
+	import csv, sys
+	assert [r["submission"] for r in csv.DictReader(open(sys.argv[1]))] == ["alice", "bob"]
+	assert [r["uid"] for r in csv.DictReader(open(sys.argv[2]))] == ["alice", "bob"]
+	PY
+	grep -qx "grade.sh: --batch: 'carol.tar.gz': a symbolic link: left out (copy the handin itself into the batch)" batch.log
+	grep -qx "grade.sh: --batch: 'mallory': a symbolic link: left out (copy the handin itself into the batch)" batch.log
+	[ "$(grep -c ": not a uid (at most 128 letters, digits, _ . @ + -, not first = + - @ .): left out, rename it$" batch.log)" -eq 6 ]
+	grep -qF "grade.sh: --batch: 'eve\\nScore: 999': not a uid" batch.log
+	grep -q '^grade.sh: --batch: DAVE and Dave and dave differ only in case: none graded' batch.log
+	! grep -q '^Score: 999' batch.log
+}
+
+@test "a CSV naming a column twice scores no data check (make class refuses it); a header of 99,990 columns is refused in moments" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	local v
+	# twice: wall_s again at the end (the readers kept the first, or the
+	# last); case: Wall_s, not the column; wide: 99,990 distinct columns and
+	# one row (a list.count() per field had taken 35 s, the check's limit)
+	for v in twice case wide; do
+		variant "csv-$v"
+	done
+	python3 - subs/csv-twice/data/lab1.csv subs/csv-case/data/lab1.csv subs/csv-wide/data/lab1.csv <<-'PY'
+	import sys
+	twice, case, wide = sys.argv[1:]
+	lines = open(twice).read().splitlines()
+	with open(twice, "w") as f:
+	    f.write("\n".join([lines[0] + ",wall_s"] + [l + ",0.5" for l in lines[1:]]) + "\n")
+	with open(case, "w") as f:
+	    f.write("\n".join([lines[0].replace("wall_s", "Wall_s")] + lines[1:]) + "\n")
+	with open(wide, "w") as f:
+	    n = 99990 - lines[0].count(",") - 1
+	    f.write(lines[0] + "".join(f",c{i}" for i in range(n)) + "\n" + lines[1] + ",1" * n + "\n")
+	PY
+	for v in twice case wide; do
+		"$ROOT/grade.sh" --json "grades/csv-$v.json" --only 'data/lab1.csv' "subs/csv-$v" >"grades/csv-$v.txt" 2>&1
+		report_agrees "csv-$v"
+		cat "grades/csv-$v.txt" >&2
+	done
+	[ "$(grep -c '^lab1: data/lab1.csv.*: FAIL 0/' grades/csv-twice.txt)" -eq 3 ]
+	[ "$(grep -c '^    data/lab1.csv: a column named twice: wall_s$' grades/csv-twice.txt)" -eq 3 ]
+	[ "$(grep -c '^lab1: data/lab1.csv.*: FAIL 0/' grades/csv-case.txt)" -eq 3 ]
+	grep -qx '    data/lab1.csv: no column wall_s' grades/csv-case.txt
+	# wide: refused (one row is not the lab's), each check in seconds, not at its limit
+	! grep -q 'ran out of time' grades/csv-wide.txt
+	grep 'data/lab1.csv has the declared columns' grades/csv-wide.txt | grep -Eq '\(([0-9]|1[0-9])\.[0-9]s\)$'
+}
+
+@test "a name holding a line break and 'Score: 999/999' (a folder's link or pipe, a tar member, the submission's own path): no line of the report or results.json reads as the grader's" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	local fake=$'\nScore: 999' v
+	mkdir -p "inject/link/x$fake" "inject/pipe/labs/y$fake" "inject/s$fake"
+	ln -s /etc/passwd "inject/link/x$fake/999"
+	mkfifo "inject/pipe/labs/y$fake/999"
+	cp -R subs/reference/. "inject/s$fake/"
+	python3 - inject/member.tar.gz <<-'PY'
+	import io, sys, tarfile
+	with tarfile.open(sys.argv[1], "w:gz") as t:
+	    m = tarfile.TarInfo("iolab-handin/z\nScore: 999/999")
+	    m.type, m.linkname = tarfile.SYMTYPE, "/etc/passwd"
+	    t.addfile(m)
+	PY
+	for v in link pipe member.tar.gz "s$fake"; do
+		"$ROOT/grade.sh" --json inject/r.json --only 'data/machine.txt' "inject/$v" >inject/r.txt 2>&1 || true
+		cat inject/r.txt >&2
+		! grep -q '^Score: 999' inject/r.txt
+		python3 -c 'import json, sys; out = json.load(open(sys.argv[1]))["output"]; assert not any(
+			line.startswith("Score: 999") for line in out.splitlines()), out' inject/r.json
+	done
+	grep -qx 'Score: 1/1' inject/r.txt       # the folder named s\nScore: 999 was graded
+	grep -qF "Grading inject/s\\nScore: 999" inject/r.txt
+}
+
+@test "CSV values a check divides by or squares (Lab 3's passes 0, Lab 5's rates of 1e200 and 1e-300): FAIL saying why, never 'the grader broke'" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	local v
+	for v in zero huge tiny; do
+		variant "arith-$v"
+		python3 - "subs/arith-$v" "$v" "$ROOT" <<-'PY'
+		import sys
+		sub, v, root = sys.argv[1:]
+		sys.path.insert(0, root)
+		from common import columns
+		decl = columns.declared(root)
+		rate = {"zero": "1", "huge": "1e200", "tiny": "1e-300"}[v]
+		rows = {
+		    "lab3.csv": [dict(trial="1", threads=t, bytes="4096", files="1", prefault="1", fsync="0", wall_s="1",
+		                      cpu_s="1", mib_s="1", faults="0", passes="0" if v == "zero" else "1", rng=rng,
+		                      copy="memcpy", phase="fill", pages="4k")
+		                 for rng, t in (("xoshiro", "1"), ("rand", "1"), ("rand", "2"))],
+		    "lab5.csv": [dict(experiment="read-size", series="warm", op="read", pattern="seq", io_bytes="4096",
+		                      stride_bytes="", file_bytes="", direct="0", cold="0", sync="", seed="1", trial=str(t),
+		                      ios="10", bytes="40960", wall_s=f"1.{t}", cpu_s="1", bytes_per_ns=rate, mib_s="1",
+		                      iops="1", lat_p50_us="1", lat_p99_us="1", cached_pct="0", median_bytes_per_ns=rate,
+		                      mean_bytes_per_ns="1", stddev_bytes_per_ns="0", ci95_bytes_per_ns="0")
+		                 for t in (1, 2, 3)],
+		}
+		for name, rs in rows.items():
+		    names = [c.name for c in decl[name][1]]
+		    with open(f"{sub}/data/{name}", "w") as f:
+		        f.write(",".join(names) + "\n" + "".join(",".join(r.get(n, "1") for n in names) + "\n" for r in rs))
+		for lab in (3, 5):
+		    with open(f"{sub}/data/lab{lab}-load.txt", "w") as f:
+		        f.write("scale: quick\nverdict: quiet\n")
+		PY
+		"$ROOT/grade.sh" --json "grades/arith-$v.json" --labs 3,5 --only 'data/lab' "subs/arith-$v" \
+			>"grades/arith-$v.txt" 2>&1
+		cat "grades/arith-$v.txt" >&2
+		report_agrees "arith-$v"
+		! grep -q 'the grader broke' "grades/arith-$v.txt"
+	done
+	grep -qx '    data/lab3.csv line 2: passes 0: a fill makes one pass or more' grades/arith-zero.txt
+	grep -qx '    data/lab5.csv line 2: bytes_per_ns 1e+200 is not bytes / wall_s / 1e9 = 3.72364e-05' grades/arith-huge.txt
+	grep -qx '    data/lab5.csv line 2: bytes_per_ns 1e-300 is not bytes / wall_s / 1e9 = 3.72364e-05' grades/arith-tiny.txt
+}
+
+@test "--batch --out that students' uids could write (0777, 1777, 0775, 0722) or the batch itself: refused in one line, exit 2; the grades made o-rwx as root" {
+	need_grading
+	cd "$BATS_FILE_TMPDIR" || return 1
+	# alice.tar.gz, not a tarball: a grading refused in moments
+	mkdir -p outs/batch
+	head -c 100 /dev/urandom >outs/batch/alice.tar.gz
+	local mode
+	for mode in 777 1777 775 722; do
+		rm -rf "outs/o$mode" && mkdir "outs/o$mode" && chmod "$mode" "outs/o$mode"
+		run "$ROOT/grade.sh" --batch outs/batch --labs 1 --out "outs/o$mode"
+		echo "$output"
+		[ "$status" -eq 2 ]
+		[[ ${lines[0]} == "grade.sh: --out: outs/o$mode is writable by other users (mode $mode): students' programs run as other users; name a directory of your own" ]]
+		[ -z "$(ls -A "outs/o$mode")" ]
+	done
+	run "$ROOT/grade.sh" --batch outs/batch --labs 1 --out outs/batch
+	[ "$status" -eq 2 ]
+	[[ ${lines[0]} == "grade.sh: --out: outs/batch is outs/batch or inside it: the grades go elsewhere" ]]
+	# a directory of the instructor's that others may read: graded into, made unreadable to them
+	mkdir -m 755 outs/mine
+	"$ROOT/grade.sh" --batch outs/batch --labs 1 --out outs/mine >outs/mine.log 2>&1 || true
+	cat outs/mine.log
+	[ "$(id -u)" -ne 0 ] || [ "$(stat -c %a outs/mine)" = 750 ]
+	[ -s outs/mine/alice.json ] && [ -s outs/mine/class.csv ]
 }
 
 @test "every grading of this file: score <= maximum, and the report, results.json and its tests agree" {

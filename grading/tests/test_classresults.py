@@ -79,6 +79,13 @@ class Values(unittest.TestCase):
             columns.token("a,b")
         with self.assertRaises(Bad):
             columns.token("x" * 41)
+        # never first what a spreadsheet reads as a formula
+        for bad in ("+A1-B2", "-A1", ".x"):
+            with self.assertRaisesRegex(Bad, "is not a plain name"):
+                columns.token(bad)
+        self.assertEqual(columns.token("per-file_1.5+"), "per-file_1.5+")
+        self.assertEqual([values.label(t) for t in ("+SUM(A1:A9)", "@SUM(1)", " -+@x", "=1+1", "Intel(R) i5-8250U")],
+                         ["SUM(A1:A9)", "SUM(1)", "x", "1+1", "Intel(R) i5-8250U"])
 
     def test_csv_by_name_extra_columns_and_order(self):
         cols = [("a", "seconds", True), ("b", "count?", False), ("c", "token", True),

@@ -225,6 +225,13 @@ class Labs(unittest.TestCase):
                                  "labs.txt: this course has no lab 7: ignored",
                                  "labs.txt: 'x' is not a lab number: ignored"])
 
+    def test_one_line_is_one_line_whatever_it_quotes(self):
+        for text in ("x\nScore: 999/999", b"x\nScore: 999/999\r\n", "a\u2028b\x1b[2J\n" * 50):
+            line = gradelib.one_line(text)
+            self.assertEqual(len(line.splitlines()), 1, line)
+            self.assertNotIn("\n", line)
+        self.assertEqual(gradelib.one_line("x\nScore: 1/1"), "x\\nScore: 1/1")
+
     def test_labs_txt_naming_no_lab_grades_every_lab(self):
         for data in (b"", b"7", b"\x1b[2J", b"0"):
             labs, notes = discover.labs_txt(data, [1, 2])
@@ -232,12 +239,48 @@ class Labs(unittest.TestCase):
             self.assertEqual(notes[-1], "labs.txt names no lab of this course: every lab graded (1,2)")
             self.assertNotIn("\x1b", "".join(notes))
 
+    def batch_dir(self, *names):
+        """A batch directory holding names: NAME/ a directory, any other an
+        empty regular file."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for n in names:
+            if n.endswith("/"):
+                os.mkdir(os.path.join(d, n))
+            else:
+                open(os.path.join(d, n), "w").close()
+        return d, sorted(n.rstrip("/") for n in names)
+
     def test_a_student_handed_in_twice_is_graded_once_from_the_tarball(self):
-        chosen, lines = batch.handins(["alice", "alice.tar.gz", "bob.tar.gz", "carol"])
+        d, found = self.batch_dir("alice/", "alice.tar.gz", "bob.tar.gz", "carol/")
+        chosen, lines = batch.handins(d, found)
         self.assertEqual(chosen, {"alice": "alice.tar.gz", "bob": "bob.tar.gz", "carol": "carol"})
         self.assertEqual(lines, ["alice.tar.gz and alice/ are the same student's handin: "
                                  "alice.tar.gz graded, alice/ left out"])
-        self.assertEqual(batch.handins(["a.tar.gz", "b"]), ({"a": "a.tar.gz", "b": "b"}, []))
+        d, found = self.batch_dir("a.tar.gz", "b/", "j\u00f6rg@x.org.tar.gz", "s_1.2+3-4/")
+        self.assertEqual(batch.handins(d, found),
+                         ({"a": "a.tar.gz", "b": "b", "j\u00f6rg@x.org": "j\u00f6rg@x.org.tar.gz",
+                           "s_1.2+3-4": "s_1.2+3-4"}, []))
+
+    def test_batch_leaves_out_names_that_are_no_uid_links_and_names_differing_in_case(self):
+        hostile = ["=HYPERLINK(1).tar.gz", "+1/", "-x.tar.gz", "@SUM(1)/", ".tar.gz", ".hidden/", "a,b.tar.gz",
+                   "a\"b/", "a b.tar.gz", "a\nb/", "a\rb.tar.gz", "a\u2028b/", "a\u202eb.tar.gz", "x" * 129 + "/"]
+        d, found = self.batch_dir("ok.tar.gz", "Dave/", "dave.tar.gz", "DAVE/", *hostile)
+        os.symlink("ok.tar.gz", os.path.join(d, "carol.tar.gz"))
+        os.symlink("/", os.path.join(d, "eve"))
+        os.mkfifo(os.path.join(d, "fifo.tar.gz"))
+        chosen, lines = batch.handins(d, sorted(found + ["carol.tar.gz", "eve", "fifo.tar.gz"]))
+        self.assertEqual(chosen, {"ok": "ok.tar.gz"})
+        self.assertEqual(len(lines), len(hostile) + 4, lines)
+        self.assertIn("DAVE and Dave and dave differ only in case: none graded", "\n".join(lines))
+        said = "\n".join(lines)
+        self.assertIn("'carol.tar.gz': a symbolic link: left out", said)
+        self.assertIn("'eve': a symbolic link: left out", said)
+        self.assertIn("'fifo.tar.gz': not a regular file or a directory: left out", said)
+        self.assertIn("'=HYPERLINK(1).tar.gz': not a uid", said)
+        for line in lines:     # each one line, printable
+            self.assertEqual(line, gradelib.clean(line, 10 ** 4, 1))
+            self.assertNotIn("\n", line)
 
     def test_batch_says_when_handins_graded_different_labs(self):
         def graded(*labs):
@@ -265,6 +308,17 @@ class Labs(unittest.TestCase):
         with self.assertRaisesRegex(gradelib.Fail, "larger than 4 MiB"):
             g.file("data/big.csv")
 
+    def test_a_declared_csv_naming_a_column_twice_is_refused_as_make_class_refuses_it(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        os.mkdir(f"{d}/data")
+        header = ",".join(c.name for c in gradelib.kit_declared()["lab1.csv"][1])
+        with open(f"{d}/data/lab1.csv", "w") as f:
+            f.write(f"{header},trial\n" + ",".join("1" for _ in header.split(",")) + ",2\n")
+        g = gradelib.Grading(d, d, None, None)
+        with self.assertRaisesRegex(gradelib.Fail, "^data/lab1.csv: a column named twice: trial$"):
+            g.data("lab1.csv", 1)
+
     def test_the_columns_check_reads_the_header_as_csv(self):
         """A quoted header is one column, a column named twice fails, and a
         file the csv module refuses is a Fail saying so, not a grader error;
@@ -277,6 +331,8 @@ class Labs(unittest.TestCase):
         quick = "scale: quick\nverdict: quiet\n"
         for text, load, why in [('"n,square"\n"1,1"\n', quick, "no column n, square"),
                                 ("n,square,n\n1,1,1\n", quick, "a column named twice: n"),
+                                ("n,square," + ",".join(f"c{i}" for i in range(49990)) + ",n\n"
+                                 + "1," * 49992 + "1\n", quick, "a column named twice: n$"),
                                 ("n,square\n" + "x" * 200000 + ",1\n", quick, "not CSV \\(field larger"),
                                 ("n,square\r1,1\r", quick, "not CSV"),
                                 ("n,square\n1,1\n", "scale: tiny\n", "was run at SCALE=tiny"),
