@@ -242,10 +242,12 @@ keep_earlier_run() {
 	echo "Lab $LAB_N's earlier results are copied to ${dest#"$kit"/}/ (this run replaces them here)"
 }
 
-# lab_end [--spread CSV:BY+BY:VALUE[:COL=V]]... [-- KEY=MEASURED...]: the
-# closing lines: how busy the machine was and whether the results are noise
-# (also into data/labN-load.txt), then the student's predictions beside
-# the measurements given as PN.M=TEXT.
+# lab_end [--spread CSV:BY+BY:VALUE[:COL=V]]... [--needs-cores QN.M,...]
+#         [-- KEY=MEASURED...]: the closing lines: how busy the machine was
+# and whether the results are noise (also into data/labN-load.txt), naming
+# the --needs-cores questions when it was busy (their lessons need the
+# cores for the lab alone), then the student's predictions beside the
+# measurements given as PN.M=TEXT.
 lab_end() {
 	local spreads=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do spreads+=("$1"); shift; done

@@ -3,6 +3,7 @@
 
   python3 common/load.py start STATE PID
   python3 common/load.py end STATE PID LAB OUT [--scale SCALE] [--spread CSV:BY:VALUE[:COL=V]]...
+                          [--needs-cores QN.M[,QN.M]...]
 
 start, before the lab's first experiment, keeps in STATE what end needs:
 the machine's CPU time from /proc/stat, the load average, the clock, the
@@ -33,7 +34,12 @@ OUT as "key: value" lines (data/labN-load.txt):
 Then a verdict: BUSY when other programs used more than a fifth of a core
 (close them) or steal was over 2% (another tenant of the host, which no
 one here can close: add trials or run at a quieter hour), a line for each
-cause seen (busy_cause: programs, steal, both or none), NOISY when the
+cause seen (busy_cause: programs, steal, both or none) and, with
+--needs-cores, a line naming the lab's questions whose lesson needs the
+cores for the lab alone (busy_questions: the list, or none): a busy run's
+data can show the opposite of what they expect (a thread or a mode that
+sleeps gets the core back before one that never sleeps, two writers meant
+to run at once take turns on one core). NOISY when the
 trials of one setting that last 10 ms or more differ by more than 2x, SHORT TRIALS when only shorter ones do
 (one time slice of another program can double those on any machine), each
 with what to do: re-run when the machine is idle, or add trials
@@ -160,9 +166,20 @@ def busy_lines(others, stolen, label):
     return lines
 
 
+def needs_cores_line(questions):
+    """The line that names the questions (QN.M, ...) whose data a busy
+    machine can turn around."""
+    one = len(questions) == 1
+    said = questions[0] if one else ", ".join(questions[:-1]) + " and " + questions[-1]
+    return (f"   {said} {'needs' if one else 'need'} the cores for the lab alone, which it did not have: "
+            f"this run's data may show the opposite of what {'it expects' if one else 'they expect'}. "
+            f"Say so in your answer, quoting these lines, or re-run when the machine is idle.")
+
+
 def main():
     if len(sys.argv) < 4 or sys.argv[1] not in ("start", "end"):
-        sys.exit("usage: load.py start STATE PID | end STATE PID LAB OUT [--scale SCALE] [--spread CSV:BY:VALUE[:COL=V]]...")
+        sys.exit("usage: load.py start STATE PID | end STATE PID LAB OUT [--scale SCALE] "
+                 "[--spread CSV:BY:VALUE[:COL=V]]... [--needs-cores QN.M[,QN.M]...]")
     what, state, pid = sys.argv[1:4]
     if what == "start":
         busy, steal, total = cpu_jiffies()
@@ -220,6 +237,9 @@ def main():
     noisy = widest_long is not None and widest_long > NOISY_SPREAD
     short = not noisy and widest is not None and widest > NOISY_SPREAD
     lines += busy_lines(others, stolen, label)
+    questions = [q for i, a in enumerate(rest) if i and rest[i - 1] == "--needs-cores" for q in a.split(",") if q]
+    if busy_now and questions:
+        lines.append(needs_cores_line(questions))
     if noisy:
         lines.append(f"   NOISY: trials of one setting differ by more than {NOISY_SPREAD:g}x: quote medians "
                      f"with their (min-max), and add trials (TRIALS=10 make {label}) before you trust a "
@@ -231,6 +251,7 @@ def main():
     if not busy_now and not noisy and not short:
         lines.append("   quiet enough: the medians above mean something; their (min-max) is the spread.")
     facts["busy_cause"] = " ".join(w for w, on in causes if on) or "none"
+    facts["busy_questions"] = " ".join(questions) if busy_now and questions else "none"
     facts["verdict"] = " ".join(w for w, on in (("busy", busy_now), ("noisy", noisy), ("short", short)) if on) or "quiet"
     print("\n".join(lines))
     tmp = out + ".tmp"

@@ -12,7 +12,8 @@ student would lose to the machine. --hog keeps a busy loop running beside
 every lab, one core's worth, as a browser or another user would.
 
 Prints a line per run (each check's verdict and the load verdict the lab
-wrote, data/labN-load.txt), then per check the runs that passed it, and
+wrote, data/labN-load.txt, with the questions a busy run named as those
+whose data it may turn around), then per check the runs that passed it, and
 exits 1 unless every check passed in every run. The figures for the
 lab pages' claims are in the closing table each run's lab prints: --keep DIR
 keeps them, DIR/run-N/labN.out beside the run's data files.
@@ -51,7 +52,8 @@ def submission(dest):
 def run_lab(sub, scratch, lab, scale, hog, out):
     """Runs lab LAB's script once at SCALE with the kit's programs, its
     results into sub/data and what it printed into the file out; returns
-    the load verdict the lab wrote."""
+    the load verdict the lab wrote, and the questions a busy run named
+    (busy_questions: the lessons that need the cores for the lab alone)."""
     data = os.path.join(sub, "data")
     for name in os.listdir(data):
         if name.startswith(f"lab{lab}"):
@@ -71,9 +73,11 @@ def run_lab(sub, scratch, lab, scale, hog, out):
         return f"lab failed: {(p.stderr.strip().splitlines() or [p.returncode])[-1]}"
     try:
         with open(os.path.join(data, f"lab{lab}-load.txt")) as f:
-            return dict(line.split(": ", 1) for line in f.read().splitlines() if ": " in line).get("verdict", "?")
+            facts = dict(line.split(": ", 1) for line in f.read().splitlines() if ": " in line)
     except OSError:
         return "no load file"
+    named = facts.get("busy_questions", "none")
+    return facts.get("verdict", "?") + (f"; names {named}" if named != "none" else "")
 
 
 def data_verdicts(sub, lab):

@@ -185,3 +185,43 @@ predictions_form() {
 	[ "${lines[0]}" = "[('10', (7, 150)), ('12', (9, 30))]" ]
 	[ "${lines[1]}" = 29 ]
 }
+
+@test "load.py --needs-cores: a busy run names the questions whose lesson needs the cores, a quiet one does not" {
+	# STATE as 'start' writes it, its CPU readings moved so that the
+	# machine looks busy (other programs: 20 s of CPU in the last 10 s) or
+	# quiet (none, and steal a vanishing share of a huge total)
+	state() {
+		python3 - "$ROOT/common" "$1" $$ >"$2" <<-'PY'
+		import os, sys, time
+		sys.path.insert(0, sys.argv[1])
+		import load
+		busy, steal, total = load.cpu_jiffies()
+		others = 20 * load.HZ if sys.argv[2] == "busy" else -10 ** 9
+		print(busy - others, steal if steal is not None else -1, total - 10 ** 12, 1.0,
+		      time.monotonic() - 10, load.own_jiffies(sys.argv[3]))
+		print(" ".join(f"{p}:{started}:{j}" for p, (started, j) in load.kernel_threads().items()))
+		PY
+	}
+	state busy busy.state
+	run python3 "$ROOT/common/load.py" end busy.state $$ "Lab 9" out.txt --needs-cores Q9.2,Q9.5 --spread "t.csv:experiment:wall_s"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ $output == *"   BUSY: other programs on this machine used "* ]]
+	[[ $output == *"   Q9.2 and Q9.5 need the cores for the lab alone, which it did not have: this run's data may show the opposite of what they expect. Say so in your answer, quoting these lines, or re-run when the machine is idle."* ]]
+	grep -qx 'busy_questions: Q9.2 Q9.5' out.txt
+	grep -qx 'busy_cause: programs' out.txt
+	state quiet quiet.state
+	run python3 "$ROOT/common/load.py" end quiet.state $$ "Lab 9" out.txt --needs-cores Q9.2 --spread "t.csv:experiment:wall_s"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ $output != *BUSY* && $output != *Q9.2* ]]
+	grep -qx 'busy_questions: none' out.txt
+	# each lab's --needs-cores names questions of its own page, which tell
+	# the student what to say when the machine was busy
+	for script in "$ROOT"/labs/*/lab*.sh; do
+		page=$(dirname "$script")/README.md
+		for q in $(grep -o -- '--needs-cores [Q0-9.,]*' "$script" | cut -d' ' -f2 | tr , ' '); do
+			text=$(awk -v q="- **$q " 'index($0, q) == 1 { on = 1 } on && /^- \*\*Q/ && index($0, q) != 1 { on = 0 } on' "$page")
+			[ -n "$text" ] || { echo "$script: $q is not a question of $page"; return 1; }
+			[[ $(tr -s ' \n' '  ' <<<"$text") == *"closing lines"* ]] || { echo "$page: $q does not point at the lab's closing lines"; return 1; }
+		done
+	done
+}

@@ -12,6 +12,9 @@ load ../../tests/helpers
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"run 1 lab4: P P P  (load: "* ]]
+	# the busy loop makes the run BUSY, and the lab names the questions
+	# whose lessons need the cores (lab4.sh's lab_end --needs-cores)
+	[[ $output == *"run 1 lab4: P P P  (load: busy"*"; names Q4.2 Q4.7)"* ]]
 	[[ $output == *"(1 runs at SCALE=tiny, beside a busy loop)"* ]]
 	[ "$(grep -c '^  lab4    1/1   data/lab4-' <<<"$output")" -eq 3 ]
 	# the columns check is not a lesson
