@@ -23,15 +23,17 @@ as_student() {
 
 setup_file() {
 	# the student's copy of the kit: the files git knows (in a kit that is
-	# not a clone, every file but the build's and the runs'), owned by the
-	# student, in a folder the student can reach (bats' own is root's, 0700)
+	# not a clone, every file but the build's and the runs': of data/, only
+	# the kit's data/reference), owned by the student, in a folder the
+	# student can reach (bats' own is root's, 0700)
 	export STUDENT_TOP
 	STUDENT_TOP=$(mktemp -d "${TMPDIR:-/tmp}/iolab-pages.XXXXXX")
 	export STUDENT_HOME=$STUDENT_TOP/home KIT=$STUDENT_TOP/kit
 	mkdir -p "$KIT" "$STUDENT_HOME"
 	(
 		cd "$ROOT" || exit 1
-		{ git ls-files 2>/dev/null || find . \( -name bin -o -name build -o -name data -o -name scratch -o -name dist -o -name .git \) -prune -o -type f -print; } |
+		{ git ls-files 2>/dev/null || find . \( -name bin -o -name build -o -name scratch -o -name dist -o -name .git \
+			-o \( -path './data/*' ! -path './data/reference*' \) \) -prune -o -type f -print; } |
 			tar -cf - -T - | tar -xf - -C "$KIT"
 		# the programs as built here, their times kept, so that the page's
 		# `make` finds them up to date rather than build the kit again
@@ -76,6 +78,11 @@ run_page() {
 	run bash -c "$(page_commands page.md)"
 	[ "$status" -eq 1 ]
 	[ "$output" = "page.md:5: exit 1: for x in a b; do" ]
+	# the student's copy holds the kit's reference data, which the figures
+	# draw (in a kit that is not a git clone too, as in a chroot without git)
+	for ref in "$ROOT"/data/reference/*; do
+		cmp "$ref" "$KIT/data/reference/${ref##*/}"
+	done
 	# what a page needs and this system lacks is named (its test skips)
 	printf '```sh\nmake lab9\nfor x in a; do\n  no-such-tool-here $x\ndone\n```\n' >tool.md
 	run page_lacks tool.md
