@@ -109,8 +109,11 @@ trap 'rm -f "$tmp"' EXIT
 	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 	echo "cores: $(getconf _NPROCESSORS_ONLN)"
 	echo "memory: $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-	# the bracketed word is the setting: always, madvise or never (Lab 3)
-	echo "transparent_hugepage: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "none in this kernel")"
+	# the bracketed word is the setting: always, madvise or never (Lab 3);
+	# without /sys/kernel/mm, sysfs is not mounted (a chroot): no telling
+	echo "transparent_hugepage: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+		{ [ -d /sys/kernel/mm ] && echo "none in this kernel"; } ||
+		echo "unknown (/sys is not mounted here: a chroot?)")"
 	echo "scratch_dir_fs: $fs"
 	echo "scratch_dir_mount_options: $options"
 	echo "scratch_dir_storage: $(storage "$fs" || echo unknown)"

@@ -343,3 +343,22 @@ print(",".join(r["column"] for r in csv.DictReader(open(sys.argv[1])) if r["file
 	grep -qx 'scratch_dir_fs: ext4' chroot.txt
 	grep -qx 'scratch_dir_mount_options: unknown (findmnt cannot see the mount here: a chroot?)' chroot.txt
 }
+
+@test "machine.sh: transparent_hugepage is the kernel's setting; without /sys (a chroot), unknown, not none in this kernel" {
+	local setting=/sys/kernel/mm/transparent_hugepage/enabled
+	bash "$ROOT/common/machine.sh" . m.txt
+	if [ -e "$setting" ]; then
+		grep -qxF "transparent_hugepage: $(cat "$setting")" m.txt
+	elif [ -d /sys/kernel/mm ]; then
+		grep -qx 'transparent_hugepage: none in this kernel' m.txt
+	else
+		# the tests run in a chroot with no sysfs mounted
+		grep -qx 'transparent_hugepage: unknown (/sys is not mounted here: a chroot?)' m.txt
+	fi
+	why=$(bwrap_starts) || skip "$why (it hides /sys from machine.sh)"
+	[ -d /sys/kernel/mm ] || skip "/sys is not mounted here: the lines above checked what machine.sh says then"
+	bwrap --dev-bind / / --tmpfs /sys bash "$ROOT/common/machine.sh" . hidden.txt
+	grep -qx 'transparent_hugepage: unknown (/sys is not mounted here: a chroot?)' hidden.txt
+	bwrap --dev-bind / / --tmpfs /sys/kernel/mm bash "$ROOT/common/machine.sh" . none.txt
+	grep -qx 'transparent_hugepage: none in this kernel' none.txt
+}

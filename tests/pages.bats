@@ -23,15 +23,17 @@ as_student() {
 
 setup_file() {
 	# the student's copy of the kit: the files git knows (in a kit that is
-	# not a clone, every file but the build's and the runs'), owned by the
-	# student, in a folder the student can reach (bats' own is root's, 0700)
+	# not a clone, every file but the build's and the runs': of data/, only
+	# the kit's data/reference), owned by the student, in a folder the
+	# student can reach (bats' own is root's, 0700)
 	export STUDENT_TOP
 	STUDENT_TOP=$(mktemp -d "${TMPDIR:-/tmp}/iolab-pages.XXXXXX")
 	export STUDENT_HOME=$STUDENT_TOP/home KIT=$STUDENT_TOP/kit
 	mkdir -p "$KIT" "$STUDENT_HOME"
 	(
 		cd "$ROOT" || exit 1
-		{ git ls-files 2>/dev/null || find . \( -name bin -o -name build -o -name data -o -name scratch -o -name dist -o -name .git \) -prune -o -type f -print; } |
+		{ git ls-files 2>/dev/null || find . \( -name bin -o -name build -o -name scratch -o -name dist -o -name .git \
+			-o \( -path './data/*' ! -path './data/reference*' \) \) -prune -o -type f -print; } |
 			tar -cf - -T - | tar -xf - -C "$KIT"
 		# the programs as built here, their times kept, so that the page's
 		# `make` finds them up to date rather than build the kit again
@@ -76,14 +78,48 @@ run_page() {
 	run bash -c "$(page_commands page.md)"
 	[ "$status" -eq 1 ]
 	[ "$output" = "page.md:5: exit 1: for x in a b; do" ]
+	# the student's copy holds the kit's reference data, which the figures
+	# draw (in a kit that is not a git clone too, as in a chroot without git)
+	for ref in "$ROOT"/data/reference/*; do
+		cmp "$ref" "$KIT/data/reference/${ref##*/}"
+	done
+	# what a page needs and this system lacks is named (its test skips)
+	printf '```sh\nmake lab9\nfor x in a; do\n  no-such-tool-here $x\ndone\n```\n' >tool.md
+	run page_lacks tool.md
+	[ "$status" -eq 1 ]
+	[ "$output" = "no-such-tool-here is not installed" ]
+	printf '```sh\nmake lab9\ncat /sys/no/such/file\n```\n' >sys.md
+	run page_lacks sys.md
+	[ "$status" -eq 1 ]
+	[ "$output" = "there is no /sys/no/such/file here (no /sys mounted, as in a chroot)" ]
+	printf '```sh\nmake lab9\nbin/launch -n 2 | sort\n```\n' >ok.md
+	run page_lacks ok.md
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+# page_lacks PAGE: says what PAGE's commands need that this system lacks,
+# and fails, or succeeds when it lacks nothing: a command that starts a line
+# and is not installed (less, in a minimal Debian or a container), or a
+# file under /sys (a chroot mounts none).
+page_lacks() {
+	local word file
+	for word in $(bash "$ROOT/tests/page-commands.sh" "$1" | sed -n 's/^[[:space:]]*\([a-z][a-z0-9._-]*\)\( .*\)\{0,1\}$/\1/p' | sort -u); do
+		[ -n "$(type -t "$word")" ] || { echo "$word is not installed"; return 1; }
+	done
+	for file in $(grep -o '/sys/[A-Za-z0-9_/.-]*' "$1" | sort -u); do
+		[ -e "$file" ] || { echo "there is no $file here (no /sys mounted, as in a chroot)"; return 1; }
+	done
 }
 
 # page_test N: Lab N's page, run as printed; skipped where the kit has no
-# Lab N (a starter for fewer labs), or while a C program the page runs
-# (its lab script's, or a bin/PROG of its commands) is still to be written.
+# Lab N (a starter for fewer labs), where this system lacks a command or a
+# file it reads (page_lacks), or while a C program the page runs (its lab
+# script's, or a bin/PROG of its commands) is still to be written.
 page_test() {
-	local dir prog progs=()
+	local dir prog progs=() why
 	dir=$(cd "$ROOT" && ls -d labs/"$1"-* 2>/dev/null) || skip "this kit has no Lab $1"
+	why=$(page_lacks "$ROOT/$dir/README.md") || skip "the page's commands need what this system lacks: $why"
 	for prog in $( { sed -n 's/^lab_begin "[^"]*" //p' "$ROOT/$dir/lab$1.sh"
 		grep -o 'bin/[a-z][a-z-]*' "$ROOT/$dir/README.md" | cut -c5-; } | tr ' ' '\n' | sort -u); do
 		[ ! -e "$(echo "$ROOT"/labs/*/"$prog".c)" ] || progs+=("$prog")

@@ -52,7 +52,9 @@ membw_passes=$(passes_for "$target" "$store_s" "$mcopy_s")
 echo "passes over the $size buffer, for the shortest phase to last about $target s with 1 thread:" \
 	"fillcopy --prefault --passes $passes (10 passes: fill $fill_s s, copy $copy_s s)," \
 	"membw -p $membw_passes (10 passes: store $store_s s, copy $mcopy_s s)"
-echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo "not in this kernel")"
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+	{ [ -d /sys/kernel/mm ] && echo "not in this kernel"; } ||
+	echo "unknown (/sys is not mounted here: a chroot?)")"
 
 # run_fillcopy RNG PAGES PREFAULT THREADS...: one run per thread count, its
 # rows into the CSV. Each thread count is printed when its run is done.
