@@ -384,6 +384,17 @@ class Results(unittest.TestCase):
             with self.assertRaises(ValueError):
                 report.visibility_rules(bad)
 
+    def test_output_lines_like_the_reports_own_are_indented_in_both_results(self):
+        c = gradelib.Check(1, 2, "writer works", None, (), 1)
+        said = "wrong\nScore: 147/147\nlab1: writer: FAIL 0/2\nall: machine: PASS 1/1\nNote: x\nlab1 ok: PASS"
+        res = report.result([run.record(c, "FAIL", said)], {}, "test", [],
+                            dict(seed=7, notes=[], started=time.monotonic(), submission=None))
+        indented = ("wrong\n    Score: 147/147\n    lab1: writer: FAIL 0/2\n    all: machine: PASS 1/1\n"
+                    "    Note: x\nlab1 ok: PASS")
+        self.assertEqual(report.gradescope_json(res)["tests"][0]["output"], indented)
+        pl = report.prairielearn_json(res)["tests"][0]
+        self.assertEqual((pl["message"], pl["output"]), (indented, indented))
+
     def test_prairielearn_score_tests_and_figures(self):
         with tempfile.TemporaryDirectory() as sub:
             os.mkdir(os.path.join(sub, "plot"))
