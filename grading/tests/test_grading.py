@@ -512,6 +512,25 @@ class Limits(unittest.TestCase):
         self.assertLess(disk - before, 2 << 20)     # twice open, counted once
         self.assertGreater(memory, 0)
 
+    def test_footprint_counts_a_memfd_only_mapped_as_root_and_not(self):
+        # filled by write(2), mapped, never touched, closed: no descriptor,
+        # no resident page; as root map_files shows it, not root the maps
+        import mmap
+        _, before, _ = sandbox.footprint([os.getpid()])
+        fd = os.memfd_create("iolab-test")
+        os.write(fd, b"x" * (1 << 20))
+        key = (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
+        m = mmap.mmap(fd, 1 << 20, mmap.MAP_SHARED, mmap.PROT_READ)
+        os.close(fd)
+        try:
+            self.assertEqual(sandbox._nameless_mapped(os.getpid()).get(key), 1 << 20)
+            _, disk, seen = sandbox.footprint([os.getpid()])
+        finally:
+            m.close()
+        self.assertIn(key, seen)
+        self.assertGreaterEqual(disk - before, 1 << 20)
+        self.assertLess(disk - before, 2 << 20)
+
 
 @unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
 class Sandbox(unittest.TestCase):
