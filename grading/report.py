@@ -65,6 +65,19 @@ def summary(res):
     return text
 
 
+# A line of a check's output that reads like one of the report's own: its
+# score, a note, its containment or seed, a check's "labN: ...: PASS 3/3".
+_OWN_LINE = re.compile(r"(?:Score|Note|Containment|Seed): |(?:lab\d+|all): .*: (?:PASS|FAIL|SKIP|NOT RUN|STOPPED)\b")
+
+
+def quoted(output):
+    """A check's output for results.json, its lines that read like the
+    report's own indented as the terminal report indents a check's message
+    (a program that printed "Score: 147/147" under a failed check had a
+    line of its own there that read as the grader's)."""
+    return "\n".join("    " + line if _OWN_LINE.match(line) else line for line in output.split("\n"))
+
+
 def numbered(records):
     """(record, number, tag) in order: number "N.i" is lab N's i-th check,
     tag "labN"; the checks of no one lab (the machine's) are "all" and
@@ -105,7 +118,7 @@ def gradescope_json(res, visibility=()):
     default)."""
     tests = []
     for r, number, tag in numbered(res["records"]):
-        t = dict(name=r["name"], score=r["score"], max_score=r["points"], output=r["output"],
+        t = dict(name=r["name"], score=r["score"], max_score=r["points"], output=quoted(r["output"]),
                  visibility=visibility_of(r["name"], visibility), tags=[tag])
         if number:
             t["number"] = number
@@ -187,7 +200,8 @@ def prairielearn_json(res):
     tests = []
     for r, number, tag in numbered(res["records"]):
         tests.append(dict(name=r["name"], points=r["score"], max_points=0 if r["status"] == "SKIP" else r["points"],
-                          message=r["output"] if r["status"] != "PASS" else "", output=r["output"] or ""))
+                          message=quoted(r["output"]) if r["status"] != "PASS" else "",
+                          output=quoted(r["output"] or "")))
     fit_text(tests, TEXT_LIMIT)
     obj = dict(gradable=True, score=round(res["score"] / res["maximum"], 4) if res["maximum"] else 0,
                message=f"Score: {res['score']}/{res['maximum']}", output=summary(res), tests=tests, images=[])

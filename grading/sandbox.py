@@ -643,6 +643,37 @@ def tree_of(pid, uid=None):
     return tree | below
 
 
+def _nameless_mapped(pid):
+    """{(dev, inode): bytes} of the files pid maps that have no name left
+    (unlinked, or a memfd's), from /proc/PID/maps: for a watchdog that
+    is not root, which may list map_files but not stat its entries (the
+    kernel asks CAP_CHECKPOINT_RESTORE in the first user namespace).  Each
+    file's size is taken as the end of its furthest mapping: a file larger
+    than what is mapped of it counts that much only."""
+    found = {}
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        # start-end perms offset major:minor inode path
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or fields[4] == b"0":
+            continue
+        path = fields[5]
+        if not (path.endswith(b" (deleted)") or path.startswith(b"/memfd:")):
+            continue
+        try:
+            start, end = (int(x, 16) for x in fields[0].split(b"-"))
+            major, minor = (int(x, 16) for x in fields[3].split(b":"))
+            key = (os.makedev(major, minor), int(fields[4]))
+            found[key] = max(found.get(key, 0), int(fields[2], 16) + end - start)
+        except ValueError:
+            continue
+    return found
+
+
 def footprint(pids):
     """(bytes of memory, bytes of disk, open files) of the processes pids:
     their resident memory (a shared page in each process that maps it: a
@@ -650,11 +681,13 @@ def footprint(pids):
     hold open, each once, unlinked and memfd files included (no directory
     shows them), and the unlinked and memfd files they map though no
     descriptor is left (a memfd filled by write(2), mapped, never touched,
-    then closed: no page of it is resident in any process).  ((dev, inode)
-    of each file counted, for usage_of to skip.)"""
+    then closed: no page of it is resident in any process): as root, their
+    blocks (map_files); not root, what is mapped of them (_nameless_mapped).
+    ((dev, inode) of each file counted, for usage_of to skip.)"""
     page = os.sysconf("SC_PAGE_SIZE")
     memory = disk = 0
     seen = set()
+    unseen = {}     # not root: the nameless files mapped, for after the descriptors
     for pid in pids:
         try:
             with open(f"/proc/{pid}/statm", "rb") as f:
@@ -663,14 +696,21 @@ def footprint(pids):
         except (OSError, ValueError):
             continue
         try:
-            # map_files (root only): of the files mapped, those with no name
-            # left (st_nlink 0); one with a name is counted where its name is.
+            # map_files: of the files mapped, those with no name left
+            # (st_nlink 0); one with a name is counted where its name is.
             mapped = [f"/proc/{pid}/map_files/{m}" for m in os.listdir(f"/proc/{pid}/map_files")]
         except OSError:
             mapped = []
         for path in held + mapped:
             try:
                 st = os.stat(path)
+            except PermissionError:
+                if path in held:
+                    continue
+                # map_files, not root: the maps instead, once for the process
+                for key, size in _nameless_mapped(pid).items():
+                    unseen[key] = max(unseen.get(key, 0), size)
+                break
             except OSError:
                 continue
             if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in seen:
@@ -678,6 +718,10 @@ def footprint(pids):
             if path in held or st.st_nlink == 0:
                 seen.add((st.st_dev, st.st_ino))
                 disk += st.st_blocks * 512
+    for key, size in unseen.items():
+        if key not in seen:
+            seen.add(key)
+            disk += size
     return memory, disk, seen
 
 

@@ -384,6 +384,17 @@ class Results(unittest.TestCase):
             with self.assertRaises(ValueError):
                 report.visibility_rules(bad)
 
+    def test_output_lines_like_the_reports_own_are_indented_in_both_results(self):
+        c = gradelib.Check(1, 2, "writer works", None, (), 1)
+        said = "wrong\nScore: 147/147\nlab1: writer: FAIL 0/2\nall: machine: PASS 1/1\nNote: x\nlab1 ok: PASS"
+        res = report.result([run.record(c, "FAIL", said)], {}, "test", [],
+                            dict(seed=7, notes=[], started=time.monotonic(), submission=None))
+        indented = ("wrong\n    Score: 147/147\n    lab1: writer: FAIL 0/2\n    all: machine: PASS 1/1\n"
+                    "    Note: x\nlab1 ok: PASS")
+        self.assertEqual(report.gradescope_json(res)["tests"][0]["output"], indented)
+        pl = report.prairielearn_json(res)["tests"][0]
+        self.assertEqual((pl["message"], pl["output"]), (indented, indented))
+
     def test_prairielearn_score_tests_and_figures(self):
         with tempfile.TemporaryDirectory() as sub:
             os.mkdir(os.path.join(sub, "plot"))
@@ -500,6 +511,25 @@ class Limits(unittest.TestCase):
         self.assertGreaterEqual(disk - before, 1 << 20)
         self.assertLess(disk - before, 2 << 20)     # twice open, counted once
         self.assertGreater(memory, 0)
+
+    def test_footprint_counts_a_memfd_only_mapped_as_root_and_not(self):
+        # filled by write(2), mapped, never touched, closed: no descriptor,
+        # no resident page; as root map_files shows it, not root the maps
+        import mmap
+        _, before, _ = sandbox.footprint([os.getpid()])
+        fd = os.memfd_create("iolab-test")
+        os.write(fd, b"x" * (1 << 20))
+        key = (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
+        m = mmap.mmap(fd, 1 << 20, mmap.MAP_SHARED, mmap.PROT_READ)
+        os.close(fd)
+        try:
+            self.assertEqual(sandbox._nameless_mapped(os.getpid()).get(key), 1 << 20)
+            _, disk, seen = sandbox.footprint([os.getpid()])
+        finally:
+            m.close()
+        self.assertIn(key, seen)
+        self.assertGreaterEqual(disk - before, 1 << 20)
+        self.assertLess(disk - before, 2 << 20)
 
 
 @unittest.skipUnless(ROOT, "needs root: the sandbox's own uid")
