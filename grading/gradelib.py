@@ -36,13 +36,11 @@ import collections
 import contextlib
 import csv
 import functools
-import hashlib
 import io
 import math
 import os
 import re
 import select
-import shlex
 import shutil
 import signal
 import stat
@@ -54,7 +52,7 @@ import unicodedata
 from common import columns  # the labs' declarations of their CSVs, and the one number parser
 from grading import sandbox
 
-KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KIT = sandbox.KIT
 OUTPUT_LIMIT = 1 << 20      # what the grader reads of a program's output or file
 FILE_LIMIT = 4 << 20        # the largest submission file the grader reads (make labs writes < 1 MiB)
 # The grader's own memory stays bounded (under 200 MB) whatever a submission
@@ -423,29 +421,6 @@ def _io_when_ended(pid):
         return {}
 
 
-def _built(name, suffix, flags, libs, source=None):
-    """grading/name.c (or source, a path in the kit) compiled into the
-    kit's build/grading/ once: its path. Two gradings building it at once
-    each write a file of their own and rename it into place, so neither
-    sees half a program."""
-    src = os.path.join(KIT, source or os.path.join("grading", name + ".c"))
-    cc = shlex.split(os.environ.get("CC", "cc"))  # "ccache gcc", as make takes it
-    with open(src, "rb") as f:
-        key = hashlib.sha256(f.read() + repr((cc, flags, libs)).encode()).hexdigest()[:16]
-    cache = os.path.join(KIT, "build", "grading")
-    path = os.path.join(cache, f"{name}-{key}{suffix}")
-    if os.path.exists(path):
-        return path
-    os.makedirs(cache, mode=0o700, exist_ok=True)
-    tmp = f"{path}.{os.getpid()}"
-    built = subprocess.run([*cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", *flags, "-o", tmp, src, *libs],
-                           capture_output=True, text=True)
-    if built.returncode != 0:
-        raise Fail(f"the grader could not build its {name}.c: ask your instructor\n" + built.stderr[-500:])
-    os.replace(tmp, path)
-    return path
-
-
 def output_ends(stream, timeout, keep=1 << 16):
     """Reads stream (a pipe, or a file from where it stands) to its end in
     pieces: (its first keep bytes, its last keep bytes, how many bytes
@@ -698,7 +673,10 @@ class Grading:
             if not os.path.isdir(os.path.dirname(path)):
                 os.mkdir(os.path.dirname(path))
                 self.box.share(os.path.dirname(path), 0o750)
-            shutil.copyfile(_built(name, suffix, flags, libs, source), path)
+            try:
+                shutil.copyfile(sandbox.built(name, suffix, flags, libs, source), path)
+            except sandbox.RefuseError as e:    # (this check fails, the grading goes on)
+                raise Fail(str(e)) from None
             self.box.share(path, 0o750)
         return path
 
