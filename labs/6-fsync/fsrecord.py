@@ -814,8 +814,9 @@ class Recorder:
 
 
 def _pointer(arg):
-    """The offset behind strace's [N] (or [N] => [M]): N; None for NULL."""
-    m = re.match(r"\[(\d+)\]", arg)
+    """The offset behind strace's [N], or, where the call moved it, [N] =>
+    [M] (strace 6) or [N => M] (strace 7): N; None for NULL."""
+    m = re.match(r"\[(\d+)(?:\]| =>)", arg)
     return int(m[1]) if m else None
 
 

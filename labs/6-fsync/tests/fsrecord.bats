@@ -394,6 +394,28 @@ ficlonerange b fd=4 off=8 len=2 from=a data=656c|ficlonerange b fd=4 off=10 len=
 	grep -qx 'after a=hello| b=hello|..elo|' seen
 }
 
+@test "fsrecord: sendfile's offset as strace 6 ([N] => [M]) and strace 7 ([N => M]) print it: the bytes at N" {
+	printf 0123456789 >root/src
+	for moved in '[2] => [4]' '[2 => 4]'; do
+		cat >trace <<-EOF
+		9 openat(AT_FDCWD, "\x73\x72\x63", O_RDONLY) = 3
+		9 openat(AT_FDCWD, "\x62", O_WRONLY|O_CREAT, 0644) = 4
+		9 sendfile(4, 3, NULL, 1) = 1
+		9 sendfile(4, 3, $moved, 2) = 2
+		9 exit_group(0) = ?
+		9 +++ exited with 0 +++
+		EOF
+		run python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import fsrecord as f
+print(f.convert("trace", sys.argv[2], sys.argv[2], f.snapshot(sys.argv[2]))[0], end="")' \
+			"$(dirname "$REC")" "$PWD/root"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		# the second copy from offset 2 ("23"), not from the descriptor's 1 ("12")
+		[ "$(grep '^sendfile' <<<"$output" | tr '\n' '|')" = \
+			"sendfile b fd=4 off=0 len=1 from=src data=30|sendfile b fd=4 off=1 len=2 from=src data=3233|" ] ||
+			{ echo "$moved: $output"; false; }
+	done
+}
+
 @test "fsrecord: fallocate's size, KEEP_SIZE, a punched hole, a zeroed range, then truncations: fsync keeps the end" {
 	cc -O2 -o sizes "$CALLS/sizes.c"
 	record calls.log ../sizes
