@@ -290,6 +290,15 @@ mmap.mmap(f, 10)'
 	fi
 }
 
+# converted: the recorder's log of the strace lines in ./trace (strace's
+# own output where reflinks or an old strace cannot make them), the files
+# under ./root as they were before.
+converted() {
+	python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import fsrecord as f
+print(f.convert("trace", sys.argv[2], sys.argv[2], f.snapshot(sys.argv[2]))[0], end="")' \
+		"$(dirname "$REC")" "$PWD/root"
+}
+
 # states LOG MODEL: every state crashstates builds from LOG under MODEL,
 # one line each in the file "seen", sorted, each once: "during" or
 # "after", then each file of the state as NAME=BYTES (NUL shown as .,
@@ -382,9 +391,7 @@ after s=b23 src=0123456789|after s=b23.......45 src=0123456789|after src=0123456
 	9 exit_group(0) = ?
 	9 +++ exited with 0 +++
 	EOF
-	run python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import fsrecord as f
-print(f.convert("trace", sys.argv[2], sys.argv[2], f.snapshot(sys.argv[2]))[0], end="")' \
-		"$(dirname "$REC")" "$PWD/root"
+	run converted
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(tr '\n' '|' <<<"$output")" = "fsrecord 1|init file a 68656c6c6f0a|open a fd=3 flags=rdonly created=0|\
 open b fd=4 flags=wronly|creat created=1|ficlone b fd=4 off=0 len=6 from=a data=68656c6c6f0a|\
@@ -405,9 +412,7 @@ ficlonerange b fd=4 off=8 len=2 from=a data=656c|ficlonerange b fd=4 off=10 len=
 		9 exit_group(0) = ?
 		9 +++ exited with 0 +++
 		EOF
-		run python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import fsrecord as f
-print(f.convert("trace", sys.argv[2], sys.argv[2], f.snapshot(sys.argv[2]))[0], end="")' \
-			"$(dirname "$REC")" "$PWD/root"
+		run converted
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
 		# the second copy from offset 2 ("23"), not from the descriptor's 1 ("12")
 		[ "$(grep '^sendfile' <<<"$output" | tr '\n' '|')" = \
