@@ -415,10 +415,10 @@ def reap_orphans(spare=None):
     kernel hands it over."""
     spare = _unwaited if spare is None else spare
     try:
-        while not spare:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-            if pid == 0:
-                return  # none left that has ended
+        if not spare:   # every ended child is the grader's to reap
+            while (pid := os.waitpid(-1, os.WNOHANG)[0]) != 0:
+                _unwaited.discard(pid)
+            return
         if os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
             return      # children, none of them ended
     except ChildProcessError:

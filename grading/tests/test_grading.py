@@ -472,6 +472,19 @@ class Cleanup(unittest.TestCase):
         self.assertEqual(list(sandbox._orphans(spare=())), [])                         # ended: reaped
         sandbox.reap_orphans()  # and no child at all: nothing to do, no error
 
+    def test_with_nothing_to_spare_every_ended_child_is_reaped_and_forgotten(self):
+        proc = subprocess.Popen(["true"])
+        sandbox._unwaited.add(proc.pid)     # as Sandbox.popen notes a child a check waits for
+        try:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and (proc.pid, b"Z") not in list(sandbox._orphans(spare=())):
+                time.sleep(0.05)
+            sandbox.reap_orphans(spare=())   # as kill_uid does: nobody will ask for their status
+            self.assertNotIn(proc.pid, sandbox._unwaited)
+            self.assertEqual(list(sandbox._orphans(spare=())), [])
+        finally:
+            sandbox._unwaited.discard(proc.pid)
+
     def test_a_tree_deeper_than_pythons_recursion_limit_is_removed(self):
         d = tempfile.mkdtemp()
         fd = os.open(d, os.O_RDONLY)
