@@ -293,15 +293,16 @@ class Running:
 
     def pause_after_cpu(self, cpu_s, pause_s):
         """Once the program (with every process it started, not what it was
-        started under: LAUNCHERS) has used cpu_s of CPU time, stops it with SIGSTOP for pause_s of elapsed time, then
-        lets it go on (SIGCONT): time that passes while it uses no CPU, as
-        a wait for a disk would, but the same length on any machine.
+        started under: LAUNCHERS) has used cpu_s of CPU time, stops it with
+        SIGSTOP for pause_s of elapsed time, then lets it go on (SIGCONT):
+        time that passes while it uses no CPU, as a wait for a disk would,
+        but the same length on any machine.
         Returns False if it ended, or hit its time limit, first."""
         while time.monotonic() < self.deadline:
             if self._ended():
                 return False
             tree = _descendants(self.proc.pid)
-            if sum(_cpu_of(pid, launchers=False) for pid in tree) >= cpu_s:
+            if sum(_program_cpu(pid) for pid in tree) >= cpu_s:
                 break
             time.sleep(0.005)
         else:
@@ -398,15 +399,15 @@ def _descendants(pid):
 LAUNCHERS = (b"bwrap", b"reaper", b"setpriv", b"strace")
 
 
-def _cpu_of(pid, launchers=True):
-    """The user and system CPU time a live process has used, every thread's
-    (launchers=False: 0 for one of LAUNCHERS)."""
+def _program_cpu(pid):
+    """The user and system CPU time a live process has used, every thread's;
+    0 for one of LAUNCHERS."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             comm, fields = f.read().split(b" (", 1)[1].rsplit(b")", 1)
     except (OSError, ValueError):
         return 0.0
-    if not launchers and comm in LAUNCHERS:
+    if comm in LAUNCHERS:
         return 0.0
     fields = fields.split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
