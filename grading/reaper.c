@@ -44,8 +44,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +52,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "filter.h"
 
 /* The counter named key in /proc/self/io, or -1. */
 static long long io_counter(const char *io, const char *key)
@@ -75,27 +75,6 @@ static void read_io(int fd, char *io, size_t size)
 {
 	ssize_t n = fd >= 0 ? pread(fd, io, size - 1, 0) : -1;
 	io[n > 0 ? n : 0] = '\0';
-}
-
-/* Installs the BPF program read from fd (to its end) as a seccomp filter:
- * 0, or -1 with errno set. */
-static int install_filter(int fd)
-{
-	static struct sock_filter code[BPF_MAXINSNS];
-	size_t got = 0;
-	ssize_t n;
-
-	while ((n = read(fd, (char *)code + got, sizeof code - got)) > 0 || (n < 0 && errno == EINTR))
-		got += n > 0 ? (size_t)n : 0;
-	if (n < 0)
-		return -1;
-	close(fd);
-	struct sock_fprog prog = {.len = got / sizeof code[0], .filter = code};
-	if (got == 0 || got % sizeof code[0] != 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
 int main(int argc, char **argv)
@@ -137,7 +116,7 @@ int main(int argc, char **argv)
 	}
 	const char *filter = getenv("IOLAB_SECCOMP_FD");
 	if (filter != NULL) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || install_filter(atoi(filter)) != 0) {
+		if (install_filter(atoi(filter)) != 0) {
 			perror("reaper: the system-call filter");
 			return 125;
 		}

@@ -48,6 +48,7 @@ import hashlib
 import math
 import os
 import platform
+import re
 import resource
 import shlex
 import shutil
@@ -353,23 +354,6 @@ def _install_seccomp(fprog):
         os._exit(126)
 
 
-def _fresh_session_keyring():
-    """Puts the calling process (a child about to run students' code) in a
-    new, empty session keyring of its own: the one it inherited is the
-    grader's, whose keys, and the keys of whatever the grader's session
-    reaches, it would possess, readable and writable whatever its uid.
-    Called before the filter, which then refuses every keyring call.
-    Where the kernel has no keyrings (ENOSYS), or a filter above the
-    grader's refuses them to every process (EPERM: Docker's default
-    profile, so Gradescope's), there is nothing to leave."""
-    KEYCTL_JOIN_SESSION_KEYRING = 1
-    nr = syscalls.numbers(platform.machine())["keyctl"]
-    if _LIBC.syscall(nr, KEYCTL_JOIN_SESSION_KEYRING, None) < 0 and \
-            ctypes.get_errno() not in (errno.ENOSYS, errno.EPERM):
-        os.write(2, b"sandbox: cannot leave the grader's session keyring\n")
-        os._exit(126)
-
-
 # ------------------------------------------------------------------ processes of a uid
 
 def become_subreaper(on=True):
@@ -465,7 +449,12 @@ def built(name, suffix="", flags=("-static",), libs=(), source=None):
     src = os.path.join(KIT, source or os.path.join("grading", name + ".c"))
     cc = shlex.split(os.environ.get("CC", "cc"))  # "ccache gcc", as make takes it
     with open(src, "rb") as f:
-        key = hashlib.sha256(f.read() + repr((cc, list(flags), list(libs))).encode()).hexdigest()[:16]
+        text = f.read()
+    # the headers it includes from its own folder ("filter.h") are part of it
+    for header in re.findall(rb'^#include "([\w.]+)"', text, re.M):
+        with open(os.path.join(os.path.dirname(src), header.decode()), "rb") as f:
+            text += f.read()
+    key = hashlib.sha256(text + repr((cc, list(flags), list(libs))).encode()).hexdigest()[:16]
     cache = os.path.join(KIT, "build", "grading")
     path = os.path.join(cache, f"{name}-{key}{suffix}")
     if os.path.exists(path):
@@ -1018,17 +1007,17 @@ class Sandbox:
         groups of system calls it may make (a lab's SYSTEM_CALLS).
         Landlock lets it read ro_binds and binds and write binds: argv[0]
         confines itself where reaper (grading/reaper.c does, after opening
-        what it reads of /proc), else the child does before exec, outside
-        bubblewrap (which could not start confined: it mounts; inside it,
-        its mount namespace is the file system layer).
+        what it reads of /proc), else grading/confine.c does before it
+        runs argv, outside bubblewrap (which could not start confined: it
+        mounts; inside it, its mount namespace is the file system layer).
         reaper also sets the process limit (IOLAB_NPROC) where it counts
-        the sandbox's alone, inside bubblewrap's user namespace; limit()
-        below sets it only for a grading's own uid, as root. Not root and
+        the sandbox's alone, inside bubblewrap's user namespace; confine
+        sets it only for a grading's own uid, as root. Not root and
         unsandboxed (--unsafe-no-sandbox) there is none: it would count
         every process of the user's.
         The system-call filter is installed by reaper where there is one
         (after bubblewrap has set up its namespaces, which the filter need
-        not allow for), else in the child before exec: there, bubblewrap
+        not allow for), else by confine before argv runs: there, bubblewrap
         starts under the filter with what it needs to set up (BWRAP_SETUP)
         and installs the program's own (its --seccomp) before it starts
         the program.
@@ -1079,45 +1068,35 @@ class Sandbox:
                 argv = [SETPRIV, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--", *argv]
             argv = tracer.command(**trace, env=env) + argv
             env = {}
-        # Whole seconds: a check near its time limit hands its programs what
-        # is left of it, a float, which setrlimit refuses (the grader broke on
-        # the check, in the child, as "Exception occurred in preexec_fn").
-        limits = ((resource.RLIMIT_CPU, math.ceil(cpu)), (resource.RLIMIT_FSIZE, LIMIT_FSIZE),
-                  (resource.RLIMIT_AS, address_space), (resource.RLIMIT_NOFILE, LIMIT_NOFILE),
-                  (resource.RLIMIT_CORE, 0))
         # Not on strace either (the filter refuses ptrace): a traced
         # student's program runs under the reaper, which installs it.
-        fprog = None if reaper or trace is not None else _filter_program(fprog)
-        root, nproc = self.root, LIMIT_NPROC
+        own_filter = None if reaper or trace is not None else _pipe_holding(fprog)
         # Not strace: Landlock would keep it from writing its log (a traced
         # student's program runs under the reaper, which confines itself).
         confine = rules if rules is not None and not reaper and trace is None else None
-
-        def limit():
-            # Runs in the child before exec, after the uid changed.
-            os.umask(0o077)     # what it writes is its own unless it says otherwise
-            for r, v in limits:
-                resource.setrlimit(r, (v, v))
-            if root:  # a per-user count: only meaningful for an own uid
-                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-            _fresh_session_keyring()
-            # Landlock first (it needs no_new_privs): the filter allows no landlock_restrict_self
-            if confine is not None and (_LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or
-                                        landlock.restrict(confine) != 0):
-                os.write(2, b"sandbox: cannot confine the program with Landlock\n")
-                os._exit(126)
-            if fprog is not None:
-                _install_seccomp(fprog)
-
-        # Under the tracer, setpriv leaves root for the uid: strace stays the grader's.
-        user = dict(user=self.uid, group=self.gid, extra_groups=[]) if self.root and trace is None else {}
+        # grading/confine.c takes the argv's first steps, as the uid (which
+        # leaves root, but not strace's: under the tracer, setpriv leaves
+        # it) with its limits, keyring, Landlock and filter. The CPU limit
+        # in whole seconds: a check near its time limit hands its programs
+        # what is left of it, a float.
+        steps = [f"cpu={math.ceil(cpu)}", f"fsize={LIMIT_FSIZE}", f"nofile={LIMIT_NOFILE}",
+                 "as=" + ("unlimited" if address_space == resource.RLIM_INFINITY else str(address_space))]
+        if self.root:   # a per-user count: only meaningful for an own uid
+            steps.append(f"nproc={LIMIT_NPROC}")
+            if trace is None:
+                steps += [f"uid={self.uid}", f"gid={self.gid}"]
+        for name, fd in (("landlock", confine), ("seccomp", own_filter)):
+            if fd is not None:
+                steps.append(f"{name}={fd}")
+                pass_fds = (*pass_fds, fd)
+        argv = [built("confine"), *steps, "--", *argv]
         base_env = {"PATH": "/usr/bin:/bin", "LANG": "C", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
         try:
+            # No preexec_fn, user or group: Python starts it with vfork.
             proc = subprocess.Popen(argv, cwd=cwd, env=dict(base_env, **env), stdin=stdin,
-                                    stdout=stdout, stderr=stderr, start_new_session=True,
-                                    preexec_fn=limit, pass_fds=pass_fds, **user)
+                                    stdout=stdout, stderr=stderr, start_new_session=True, pass_fds=pass_fds)
         finally:
-            for fd in (rules, filter_fd):
+            for fd in (rules, filter_fd, own_filter):
                 if fd is not None:
                     os.close(fd)
         _unwaited.add(proc.pid)

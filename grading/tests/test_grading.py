@@ -29,6 +29,16 @@ ROOT = os.geteuid() == 0
 PYTHON = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.access(p, os.X_OK)), None)
 
 
+def poll_until(done, timeout=10):
+    """Whether done() came true within timeout seconds (asked every 10 ms)."""
+    end = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 class OneImportRoot(unittest.TestCase):
     # grade.sh's entry run as grade.sh runs it (python3 -I), then the other
     # commands' modules imported in the same process: what it loaded, by name
@@ -572,6 +582,8 @@ class Sandbox(unittest.TestCase):
         self.assertEqual(self.run_sh("id -u; umask").split(), [str(self.box.uid), "0077"])
         # read from outside: Landlock keeps the program out of /proc
         p = self.box.popen(["/bin/sleep", "5"], cwd=self.dir, binds=[self.dir])
+        # once sleep runs: grading/confine.c sets them first, in the same process
+        self.assertTrue(poll_until(lambda: os.readlink(f"/proc/{p.pid}/exe") == os.path.realpath("/bin/sleep")))
         with open(f"/proc/{p.pid}/limits") as f:
             limits = {line[:26].strip(): line[26:].split()[0] for line in f.read().splitlines()[1:]}
         self.box.stop(p)
@@ -699,25 +711,24 @@ class Sandbox(unittest.TestCase):
         self.box.end_processes()
         self.assertEqual(sandbox.sysv_ipc(self.box.uid), [])
 
+    def confine(self, *steps):
+        """grading/confine.c's argv with the sandbox's limits, then steps."""
+        return [sandbox.built("confine"), "cpu=10", f"fsize={sandbox.LIMIT_FSIZE}", f"nofile={sandbox.LIMIT_NOFILE}",
+                f"as={sandbox.LIMIT_AS}", *steps]
+
     def test_a_run_leaves_the_graders_session_keyring(self):
         libc = ctypes.CDLL(None, use_errno=True)
         key = libc.syscall(248, b"user", b"iolab-unit", b"secret", 6, -3)   # add_key to the session keyring
         self.assertGreater(key, 0, os.strerror(ctypes.get_errno()))
         self.addCleanup(libc.syscall, 250, 21, key)     # KEYCTL_INVALIDATE
-
-        def read_key(fresh):
-            """What a child that has become the uid reads of the key: 1 (its
-            6 bytes) or 0, through the session keyring it inherited."""
-            pid = os.fork()
-            if pid == 0:
-                os.setresgid(self.box.gid, self.box.gid, self.box.gid)
-                os.setresuid(self.box.uid, self.box.uid, self.box.uid)
-                if fresh:
-                    sandbox._fresh_session_keyring()
-                buf = ctypes.create_string_buffer(16)
-                os._exit(int(libc.syscall(250, 11, key, buf, 16) == 6))     # KEYCTL_READ
-            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        self.assertEqual((read_key(False), read_key(True)), (1, 0))
+        # What a program run as the uid reads of the key: 1 (its 6 bytes)
+        # or 0, through the session keyring it inherited; started as the
+        # uid by Python (which keeps the keyring), then by confine.
+        read = [PYTHON, "-I", "-c", "import ctypes, sys; buf = ctypes.create_string_buffer(16); "
+                f"sys.exit(int(ctypes.CDLL(None).syscall(250, 11, {key}, buf, 16) == 6))"]    # KEYCTL_READ
+        kept = subprocess.run(read, user=self.box.uid, group=self.box.gid, extra_groups=[], cwd="/")
+        left = subprocess.run(self.confine(f"uid={self.box.uid}", f"gid={self.box.gid}", "--", *read), cwd="/")
+        self.assertEqual((kept.returncode, left.returncode), (1, 0))
 
     def test_keyrings_refused_above_the_grader_leave_it_nothing_to_leave(self):
         # as in Docker (Gradescope), whose default profile refuses keyctl:
@@ -725,9 +736,21 @@ class Sandbox(unittest.TestCase):
         pid = os.fork()
         if pid == 0:
             sandbox._install_seccomp(sandbox._filter_program(sandbox.seccomp_filter(False, False)))
-            sandbox._fresh_session_keyring()
-            os._exit(0)
+            argv = self.confine("--", "/bin/true")
+            os.execv(argv[0], argv)
         self.assertEqual(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), 0)
+
+    def test_confine_refuses_what_it_cannot_do(self):
+        # a step that fails stops the run before the program (126), and
+        # root's uid or a bad setting is refused outright (2)
+        for steps, code, said in ((["landlock=999"], 126, "cannot confine the program with Landlock"),
+                                  (["seccomp=999"], 126, "cannot install the system-call filter"),
+                                  (["uid=0", "gid=0"], 2, "is not a grading's"),
+                                  (["cpu=-1"], 2, "cpu=-1 is not a number"),
+                                  (["uid=5"], 2, "usage: confine")):
+            done = subprocess.run(self.confine(*steps, "--", "/bin/echo", "ran"), capture_output=True, text=True)
+            self.assertEqual((done.returncode, done.stdout), (code, ""), steps)
+            self.assertIn(said, done.stderr, steps)
 
     def test_describe_names_each_layer_or_its_absence(self):
         said = self.box.describe()
