@@ -73,6 +73,11 @@ UID_SLOTS = 1000
 LIMIT_FSIZE = 512 << 20      # largest file one program may write
 LIMIT_AS = 2 << 30           # address space
 LIMIT_NPROC = 192            # processes and threads of the uid (make + cc need some)
+# A run with this many processes at once (a build needs a handful, no lab
+# more than a few dozen) is a fork bomb at its limit: the watchdog ends it
+# at its next look, rather than let it spin on both cores until its time
+# limit (10 s and more).
+BOMB_PROCESSES = LIMIT_NPROC * 3 // 4
 LIMIT_NOFILE = 256
 # Bytes the uid may have in its directories and /tmp, and files.  What
 # holds them to it is a look every WATCH_PERIOD, so they grow only as fast
@@ -896,12 +901,15 @@ class Sandbox:
 
     def over_limits(self, paths, pid, extra=0):
         """Why the run of pid (the processes below it; as root, all of the
-        uid's) must be killed, or None: what it holds on disk under paths,
+        uid's) must be killed, or None: BOMB_PROCESSES processes at once;
+        what it holds on disk under paths,
         in the shared temporary directories and open (extra: bytes counted
         elsewhere, its captured output) against LIMIT_DISK and LIMIT_FILES,
         and its memory, System V shared memory included, against
         LIMIT_MEMORY."""
         pids = tree_of(pid, self.uid if self.root else None)
+        if len(pids) >= BOMB_PROCESSES:
+            return f"ran {len(pids)} processes at once, near the limit of {LIMIT_NPROC}: a fork bomb? (killed)"
         memory, held, seen = footprint(pids)
         if self.root:
             memory += sum(size for kind, _, size in sysv_ipc(self.uid) if kind == "shm")

@@ -793,6 +793,17 @@ class Sandbox(unittest.TestCase):
         self.box.stop(p)
         self.assertEqual(self.processes(), 0)
 
+    def test_a_run_near_the_process_limit_is_over_the_limits(self):
+        # a fork bomb at its limit is ended at the watchdog's next look; a
+        # run of a few dozen processes is not
+        for n, over in ((40, False), (sandbox.LIMIT_NPROC, True)):
+            p = self.box.popen(["/bin/sh", "-c", f"i=0; while [ $i -lt {n} ]; do sleep 300 & i=$((i + 1)); done; wait"],
+                               cwd=self.dir, binds=[self.dir], stderr=subprocess.DEVNULL)
+            self.assertTrue(poll_until(lambda: self.processes() >= min(n, sandbox.LIMIT_NPROC - 1)))
+            said = self.box.over_limits([self.dir], p.pid)
+            self.box.stop(p)
+            self.assertEqual(bool(said and said.startswith("ran ") and "a fork bomb?" in said), over, said)
+
     @unittest.skipUnless(PYTHON, "no python3 in /usr/bin for the sandbox's uid")
     def test_a_process_that_forks_and_exits_over_and_over_is_ended(self):
         # never both listed and alive: it beats in a file until it is gone
