@@ -21,8 +21,15 @@ static int install_filter(int fd)
 	size_t got = 0;
 	ssize_t n;
 
-	while ((n = read(fd, (char *)code + got, sizeof code - got)) > 0 || (n < 0 && errno == EINTR))
+	char more;
+
+	while (got < sizeof code && ((n = read(fd, (char *)code + got, sizeof code - got)) > 0 || (n < 0 && errno == EINTR)))
 		got += n > 0 ? (size_t)n : 0;
+	/* a program longer than the kernel takes is refused, not cut short */
+	if (got == sizeof code && (n = read(fd, &more, 1)) > 0) {
+		n = -1;
+		errno = E2BIG;
+	}
 	if (n < 0)
 		return -1;
 	close(fd);

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tarfile
@@ -751,6 +752,17 @@ class Sandbox(unittest.TestCase):
             done = subprocess.run(self.confine(*steps, "--", "/bin/echo", "ran"), capture_output=True, text=True)
             self.assertEqual((done.returncode, done.stdout), (code, ""), steps)
             self.assertIn(said, done.stderr, steps)
+        # a filter read from its pipe: one instruction (allow all) runs the
+        # program; one more than the kernel's 4096 is refused, not cut short
+        allow = struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000)     # BPF_RET | BPF_K, SECCOMP_RET_ALLOW
+        for count, code, out in ((1, 0, "ran\n"), (4097, 126, "")):
+            fd = sandbox._pipe_holding(allow * count)
+            try:
+                done = subprocess.run(self.confine(f"seccomp={fd}", "--", "/bin/echo", "ran"), pass_fds=[fd],
+                                      capture_output=True, text=True)
+            finally:
+                os.close(fd)
+            self.assertEqual((done.returncode, done.stdout), (code, out), (count, done.stderr))
 
     def test_describe_names_each_layer_or_its_absence(self):
         said = self.box.describe()
