@@ -12,12 +12,15 @@ load helpers
 page_commands() { bash "$ROOT/tests/page-commands.sh" "$1"; }
 
 # as_student COMMAND...: runs COMMAND as the student: this user, or, when
-# the tests run as root, the user nobody (with a home of its own).
+# the tests run as root, the user nobody (with a home of its own), in a
+# student's environment: none of the test harness's variables (its BIN
+# names the kit's programs, not the student's copy's; as root, a folder
+# nobody may not enter), root's PATH left for the system's.
 as_student() {
 	if [ "$(id -u)" -eq 0 ]; then
-		runuser -u nobody -- env HOME="$STUDENT_HOME" "$@"
+		runuser -u nobody -- env -i HOME="$STUDENT_HOME" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$@"
 	else
-		"$@"
+		env -i HOME="$STUDENT_HOME" PATH="$PATH" LANG=C.UTF-8 "$@"
 	fi
 }
 
