@@ -215,6 +215,40 @@ def device_line(deltas):
     return ", ".join(parts)
 
 
+def differences(iop_options, cpu, dev, calls):
+    """What differs by more than 10% between the tools on a job: CPU, the
+    device's work, the I/O calls (cpu and dev: each tool's runs; calls:
+    strace's counts, iopattern's and fio's, or None). With a line to print
+    first, or None: one I/O at a time, iopattern does the trial's I/Os once
+    untimed first (its --help), so of the job's own reads or writes and
+    their calls it makes two trials' worth to fio's one (the file's fill
+    aside), which are halved here."""
+    reading = "--op read" in iop_options
+    trials = 1 if "--iodepth" in iop_options or "--jobs" in iop_options else 2
+    note = None
+    if trials == 2:
+        note = (f"iopattern ran one untimed trial of the same I/Os before the timed one: its "
+                f"{'reads' if reading else 'writes'} are two trials' to fio's one (halved where compared below)")
+    differs = []
+    if apart(statistics.median(cpu["iopattern"]), statistics.median(cpu["fio"])):
+        differs.append("CPU seconds")
+    if None not in dev["iopattern"] + dev["fio"]:
+        for n, what in enumerate(("device reads", "sectors read", "device writes", "sectors written")):
+            a, b = (statistics.median(d[n] for d in dev[t]) for t in ("iopattern", "fio"))
+            own = (n < 2) == reading     # the job's own reads, or its own writes
+            a /= trials if own else 1
+            if max(a, b) > 64 and apart(a, b):	# a few reads of metadata are not a difference
+                differs.append(f"{what} {a:.0f} / {b:.0f}")
+    if calls is not None:
+        mine, theirs = calls
+        # The calls that do the job's I/O (the fill's and layout's writes aside).
+        for c in ("pread64", "pwrite64", "io_uring_enter"):
+            a = mine.get(c, 0) / (trials if c == ("pread64" if reading else "pwrite64") else 1)
+            if apart(a, theirs.get(c, 0)):
+                differs.append(f"{c} {a:.0f} / {theirs.get(c, 0)}")
+    return note, differs
+
+
 def job(name, goal, iop_options, fio_options, tracing, hugedir):
     io_bytes = size(fio_options.split("--bs=")[1].split()[0])
     huge = name in HUGE_JOBS and hugedir is not None
@@ -250,37 +284,16 @@ def job(name, goal, iop_options, fio_options, tracing, hugedir):
           ", ".join(f"{a:.0f} / {b:.0f}" for a, b in zip(ours, theirs)))
     for tool in ("iopattern", "fio"):
         print(f"    device, {tool + ':':<10} {device_line(dev[tool])}")
-    # One I/O at a time, iopattern does the trial's I/Os once untimed first
-    # (its --help): of the job's own reads or writes and their calls, it
-    # makes two trials' worth to fio's one (the file's fill aside).
-    reading = "--op read" in iop_options
-    trials = 1 if "--iodepth" in iop_options or "--jobs" in iop_options else 2
-    if trials == 2:
-        print(f"    iopattern ran one untimed trial of the same I/Os before the timed one: its "
-              f"{'reads' if reading else 'writes'} are two trials' to fio's one (halved where compared below)")
-    # What differs by more than 10%: CPU, the device's work, the I/O calls.
-    differs = []
-    if apart(statistics.median(cpu["iopattern"]), statistics.median(cpu["fio"])):
-        differs.append("CPU seconds")
-    if None not in dev["iopattern"] + dev["fio"]:
-        for n, what in enumerate(("device reads", "sectors read", "device writes", "sectors written")):
-            a, b = (statistics.median(d[n] for d in dev[t]) for t in ("iopattern", "fio"))
-            own = (n < 2) == reading     # the job's own reads, or its own writes
-            a /= trials if own else 1
-            if max(a, b) > 64 and apart(a, b):	# a few reads of metadata are not a difference
-                differs.append(f"{what} {a:.0f} / {b:.0f}")
+    calls = None
     if tracing:
         with tempfile.TemporaryDirectory() as tmp:
-            mine = syscalls(iopattern_trace(iop_options, total, tmp))
-            theirs_calls = syscalls(fio_trace(fio_options, total, tmp))
-        names = [c for c in IO_CALLS if mine.get(c, 0) + theirs_calls.get(c, 0) > 0]
+            calls = (syscalls(iopattern_trace(iop_options, total, tmp)), syscalls(fio_trace(fio_options, total, tmp)))
+        names = [c for c in IO_CALLS if calls[0].get(c, 0) + calls[1].get(c, 0) > 0]
         print("    system calls (strace -f -c, one run each; iopattern / fio): " +
-              ", ".join(f"{c} {mine.get(c, 0)} / {theirs_calls.get(c, 0)}" for c in names))
-        # The calls that do the job's I/O (the fill's and layout's writes aside).
-        for c in ("pread64", "pwrite64", "io_uring_enter"):
-            a = mine.get(c, 0) / (trials if c == ("pread64" if reading else "pwrite64") else 1)
-            if apart(a, theirs_calls.get(c, 0)):
-                differs.append(f"{c} {a:.0f} / {theirs_calls.get(c, 0)}")
+              ", ".join(f"{c} {calls[0].get(c, 0)} / {calls[1].get(c, 0)}" for c in names))
+    note, differs = differences(iop_options, cpu, dev, calls)
+    if note:
+        print("    " + note)
     print("    differs: " + ("; ".join(differs) if differs else "nothing measured here"))
     return goal, within
 

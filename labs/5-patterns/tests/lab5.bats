@@ -106,6 +106,29 @@ print("%.3f %.3f %.3f" % validate.paired([120, 240, 120, 240, 120], [100, 200, 1
 	[ "${lines[2]}" = "1.200 1.200 1.200" ]
 }
 
+@test "validate.py: one I/O at a time, iopattern's untimed first trial is halved, said, and no difference" {
+	# A random read of 1,000 I/Os: iopattern's runs show 2,000 device reads
+	# and preads (its untimed trial, then the timed one), fio's 1,000; both
+	# wrote the file's fill, 70 and 300 writes. With --iodepth there is no
+	# untimed trial: 2,000 preads against 1,000 differ.
+	run python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import validate
+cpu = {"iopattern": [0.5, 0.5], "fio": [0.5, 0.5]}
+dev = {"iopattern": [[2000, 16000, 70, 500000]] * 2, "fio": [[1000, 8000, 300, 500000]] * 2}
+calls = ({"pread64": 2000}, {"pread64": 1000})
+for options in ("--op read --pattern random -b 4K --direct", "--op read --pattern random -b 4K --iodepth 1"):
+    note, differs = validate.differences(options, cpu, dev, calls)
+    print(note or "-")
+    print("; ".join(differs) or "-")' "$ROOT/labs/5-patterns"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ ${lines[0]} == "iopattern ran one untimed trial of the same I/Os before the timed one: its reads are two"* ]]
+	[ "${lines[1]}" = "device writes 70 / 300" ]	# the fill's, not halved
+	[ "${lines[2]}" = "-" ]
+	[ "${lines[3]}" = "device reads 2000 / 1000; sectors read 16000 / 8000; device writes 70 / 300; pread64 2000 / 1000" ]
+}
+
 @test "validate.sh: a second one in the same scratch directory stops at once, exit 1" {
 	mkdir s
 	# This shell holds the lock, as a running validate does.
