@@ -6,9 +6,9 @@ The grader (as root, or as itself) builds a ruleset: read and execute
 only the system's directories a C program and the compiler need and the
 run's own directories, write only the run directory, no TCP bind or
 connect (Landlock ABI >= 4), and, from ABI 6, no abstract Unix socket and
-no signal that leaves the sandbox.  The program side calls restrict()
-with it: the reaper (grading/reaper.c) after it has opened /proc/self/io,
-or the child itself just before exec.  The rules name inodes, not paths,
+no signal that leaves the sandbox.  The program side restricts itself to
+it (landlock_restrict_self): the reaper (grading/reaper.c) after it has
+opened /proc/self/io, or grading/confine.c just before it runs the program.  The rules name inodes, not paths,
 so a ruleset built outside bubblewrap holds inside it too, and they hold
 for io_uring's operations (its connect included) as for system calls.
 
@@ -23,7 +23,7 @@ import struct
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 # The same numbers on every architecture (the generic system-call table).
-_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET, _ADD_RULE = 444, 445
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 
@@ -105,11 +105,3 @@ def _allow(fd, path, rights):
             raise OSError(e, f"landlock_add_rule {path}: {os.strerror(e)}")
     finally:
         os.close(target)
-
-
-def restrict(fd):
-    """Confines the calling process, and all it starts, to ruleset fd (its
-    no_new_privs flag must be set).  Returns 0, or the errno."""
-    if _LIBC.syscall(_RESTRICT_SELF, fd, ctypes.c_uint32(0)) != 0:
-        return ctypes.get_errno()
-    return 0
