@@ -487,9 +487,7 @@ class Cleanup(unittest.TestCase):
         proc = subprocess.Popen(["true"])
         sandbox._unwaited.add(proc.pid)     # as Sandbox.popen notes a child a check waits for
         try:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and (proc.pid, b"Z") not in list(sandbox._orphans(spare=())):
-                time.sleep(0.05)
+            poll_until(lambda: (proc.pid, b"Z") in list(sandbox._orphans(spare=())))
             sandbox.reap_orphans(spare=())   # as kill_uid does: nobody will ask for their status
             self.assertNotIn(proc.pid, sandbox._unwaited)
             self.assertEqual(list(sandbox._orphans(spare=())), [])
