@@ -838,11 +838,18 @@ class Sandbox(unittest.TestCase):
         ready, go = os.pipe()
         holder = os.fork()
         if holder == 0:
+            children = []
             for _ in range(3):
-                if os.fork() == 0:
+                child = os.fork()
+                if child == 0:
                     os.setresgid(self.box.gid, self.box.gid, self.box.gid)
                     os.setresuid(self.box.uid, self.box.uid, self.box.uid)
                     os._exit(0)
+                children.append(child)
+            # ready once all three are zombies of the uid (ended, not
+            # reaped): before, one still root's let kill_uid find none
+            for child in children:
+                os.waitid(os.P_PID, child, os.WEXITED | os.WNOWAIT)
             os.write(go, b"x")
             time.sleep(60)
             os._exit(0)
