@@ -443,6 +443,11 @@ def kill_orphans():
 KILL_TIMEOUT = 30
 
 
+# How the grader compiles its own C programs (built; .ci/toolchains builds
+# them the same way with other compilers).
+HELPER_CFLAGS = ("-std=c11", "-Wall", "-Wextra", "-Werror", "-O2")
+
+
 def built(name, suffix="", flags=("-static",), libs=(), source=None):
     """grading/name.c (or source, a path in the kit) compiled into the
     kit's build/grading/ once, under a name made of its source's hash (a
@@ -466,7 +471,7 @@ def built(name, suffix="", flags=("-static",), libs=(), source=None):
         return path
     os.makedirs(cache, mode=0o700, exist_ok=True)
     tmp = f"{path}.{os.getpid()}"
-    done = subprocess.run([*cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", *flags, "-o", tmp, src, *libs],
+    done = subprocess.run([*cc, *HELPER_CFLAGS, *flags, "-o", tmp, src, *libs],
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise RefuseError(f"the grader could not build its {name}.c: ask your instructor\n" + done.stderr[-500:])
