@@ -721,7 +721,10 @@ def main(argv):
     init, calls = read_log(args.log)
     base = Base(init, args.log)
     results, verdicts = [], {}
-    scratch = tempfile.mkdtemp(prefix="crashstates.", dir=args.scratch)
+    try:
+        scratch = tempfile.mkdtemp(prefix="crashstates.", dir=args.scratch)
+    except OSError as e:
+        raise Bad(f"--scratch {args.scratch or tempfile.gettempdir()}: {e.strerror}")
     checkers = Checkers(cmd, scratch, args.jobs)
     try:
         for model in models:

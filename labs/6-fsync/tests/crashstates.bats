@@ -397,6 +397,9 @@ after: d/ d/f=new f=new g=x|after: d/ d/f=new f=old|after: d/ d/f=new f=old t=|a
 	crash no-such.log
 	[ "$status" -eq 1 ]
 	[ "$output" = "crashstates: no-such.log: No such file or directory" ]
+	run python3 "$CRASH" --scratch no-such-dir --check true rename.log
+	[ "$status" -eq 1 ]
+	[ "$output" = "crashstates: --scratch no-such-dir: No such file or directory" ]
 	[ -z "$(ls -A scratch)" ]
 	run python3 "$CRASH" --max-states 0 --check true rename.log
 	[ "$status" -eq 2 ]
