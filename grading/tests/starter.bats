@@ -77,6 +77,15 @@ zipped() {
 # fake_autograder: a fake /autograder in $BATS_FILE_TMPDIR/ag, the zip
 # unpacked in source/ (once: the first grading builds the kit there), with
 # an empty submission/ and no results/; the test then stands in its parent.
+# kit_build DIR: the kit's bin/ and build/ copied into the kit unpacked in
+# DIR, as up to date: the zip stamps what it holds with the time it was
+# made, after the kit's build, and the first grading there rebuilt every
+# program of every lab (some 10 CPU-s) without this.
+kit_build() {
+	find "$1" -exec touch -h -d @0 {} +
+	cp -Rp "$ROOT/bin" "$ROOT/build" "$1/"
+}
+
 fake_autograder() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	if [ ! -d ag/source ]; then
@@ -84,7 +93,7 @@ fake_autograder() {
 		zipped "$BATS_FILE_TMPDIR/dist/autograder.zip" extract ag/source
 		# setup.sh builds the kit there; the kit's own build is the same one
 		make -s -C "$ROOT" all
-		cp -Rp "$ROOT/bin" "$ROOT/build" ag/source/
+		kit_build ag/source
 	fi
 	rm -rf ag/submission ag/results
 	mkdir ag/submission
@@ -451,7 +460,7 @@ fake_grade() {
 		mkdir pl
 		zipped "$BATS_FILE_TMPDIR/dist/prairielearn.zip" extract pl
 		make -s -C "$ROOT" all
-		cp -Rp "$ROOT/bin" "$ROOT/build" pl/serverFilesCourse/iolab/
+		kit_build pl/serverFilesCourse/iolab
 	fi
 	rm -rf pl/student pl/results
 	mkdir pl/student
