@@ -17,7 +17,8 @@ setup_file() {
 	mkdir subs
 	reference_kit 2
 	local ref=unpacked/iolab-handin lab2=labs/2-locking
-	variant reference
+	mkdir grades
+	shared_reference grades/reference || variant reference
 
 	# Known-wrong lockbenches, from grading/lab2/checks.py's MUTANTS: the --csv row
 	# counts one batch more than lockbench made (the file is right); a
@@ -47,7 +48,8 @@ setup_file() {
 	# Without bubblewrap (as on Gradescope): the reference and the flush
 	# after the unlock.
 	mkdir subs-no-bwrap
-	cp -R subs/reference subs/unlock-then-flush subs-no-bwrap/
+	cp -R $ref subs-no-bwrap/reference
+	cp -R subs/unlock-then-flush subs-no-bwrap/
 
 	# Hollow figures and answers, graded by those two checks only: a blank
 	# PNG of the right size (about 2 KB), a real figure of another size, and

@@ -6,14 +6,17 @@ load ../../../tests/helpers
 load ../../tests/grading
 GRADED_LAB=5
 
-# One batch run grades the reference and every broken copy; the tests read
-# its reports.
+# One batch run grades every broken copy, and the reference where the
+# suites share no grading of it (shared_reference); the tests read their
+# reports.
 setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	# A student's kit with Lab 5 done at tiny scale.
 	mkdir subs
 	reference_kit 5
-	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
+	cp kit/iolab-handin.tar.gz reference.tar.gz
+	mkdir grades
+	shared_reference grades/reference || cp reference.tar.gz subs/
 
 	# Broken copies, as directories, each with one defect in its program
 	# and at most one in its data, which different checks catch (fewer
@@ -75,9 +78,10 @@ lost() {
 	failed "$1" | grep -vxF -f <(failed reference) | tr '\n' '|'
 }
 
-# points NAME: the score from its last line.
+# points NAME: what it scored of Lab 5's points and the machine's (lab_score).
 points() {
-	sed -n 's/^Score: \([0-9]*\)\/.*/\1/p' "$BATS_FILE_TMPDIR/grades/$1.txt"
+	local score
+	score=$(lab_score "$1") && echo "${score%/*}"
 }
 
 @test "grade.sh --labs 5: the reference submission scores full marks" {
@@ -137,7 +141,7 @@ points() {
 
 @test "grade.sh --no-bwrap --labs 5: the reference submission scores full marks there too" {
 	[ "$(id -u)" -eq 0 ] || skip "without bubblewrap, only root can run students' programs contained (an own uid)"
-	run "$ROOT/grade.sh" --no-bwrap --labs 5 "$BATS_FILE_TMPDIR/subs/reference.tar.gz"
+	run "$ROOT/grade.sh" --no-bwrap --labs 5 "$BATS_FILE_TMPDIR/reference.tar.gz"
 	[ "$status" -eq 0 ]
 	# outside bubblewrap the grader refuses io_uring: the --iodepth check
 	# is skipped and its 3 points leave the maximum

@@ -14,7 +14,8 @@ setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	mkdir subs
 	reference_kit 6
-	cp kit/iolab-handin.tar.gz subs/reference.tar.gz
+	mkdir grades
+	shared_reference grades/reference || cp kit/iolab-handin.tar.gz subs/reference.tar.gz
 	# The safe strategy without the directory's fsync: every file it
 	# writes is right, but a crash after the rename may lose the rename.
 	# (grading/lab6/checks.py's mutant saver-safe-no-dir-fsync)
