@@ -99,19 +99,20 @@ $(addprefix bin/,$(PY_TOOLS)): bin/%: %.py
 # that experiment out. The probe, a tiny program linked with -luring, runs
 # when iopattern is built, after the install: a recipe's variables are
 # expanded only then. Features newer than the installed headers (liburing
-# 2.1 on Ubuntu 22.04) are tested in iopattern.c with #ifdef. The probe
-# compiles once per make, at its first use (the $(eval) keeps its answer):
-# the grader runs make for every grading, and each use compiled it again.
-uring_probe = $(eval uring_probe := $(if $(IOLAB_NO_URING),,$(shell printf '\043include <liburing.h>\nint main(void) { struct io_uring r; return io_uring_queue_init(1, &r, 0); }\n' | \
-	$(CC) -x c - -o /dev/null -luring >/dev/null 2>&1 && echo yes)))$(uring_probe)
+# 2.1 on Ubuntu 22.04) are tested in iopattern.c with #ifdef.
+uring_probe = $(if $(IOLAB_NO_URING),,$(shell printf '\043include <liburing.h>\nint main(void) { struct io_uring r; return io_uring_queue_init(1, &r, 0); }\n' | \
+	$(CC) -x c - -o /dev/null -luring >/dev/null 2>&1 && echo yes))
 bin/iopattern bin-asan/iopattern bin-tsan/iopattern build/pp/iopattern.i build/pp/iopattern.tsan.i: \
 	CPPFLAGS += $(if $(uring_probe),-DIOLAB_HAVE_URING)
 bin/iopattern bin-asan/iopattern bin-tsan/iopattern build/pp/iopattern-tsan: LDLIBS += $(if $(uring_probe),-luring)
 # build/uring holds the probe's answer, rewritten only when it changes:
-# iopattern is rebuilt when liburing comes (or goes).
+# iopattern is rebuilt when liburing comes (or goes). Its recipe, after
+# the install, keeps the answer for the rest of this make (the $(eval)):
+# the flags above and the comparison here compiled the probe once each,
+# and the grader runs make for every grading.
 bin/iopattern bin-asan/iopattern bin-tsan/iopattern: build/uring
 build/uring: FORCE | liburing build
-	@echo "$(uring_probe)" | cmp -s - $@ || echo "$(uring_probe)" >$@
+	@$(eval uring_probe := $(uring_probe))echo "$(uring_probe)" | cmp -s - $@ || echo "$(uring_probe)" >$@
 .PHONY: liburing FORCE
 liburing:
 	@[ -n "$(IOLAB_NO_URING)" ] || bash common/deps.sh liburing || \

@@ -123,6 +123,9 @@ elif [ "$(grep -l "$uses_reference" "$@" | wc -l)" -ge 2 ]; then
 		touch "$IOLAB_TEST_REFERENCE/done") >"$out/reference.log" 2>&1 &
 	reference=$!
 fi
+# The suites' one grading of that kit (grading.bash's shared_reference) is
+# this run's own: a kit given from outside may be older than the grader.
+[ -z "$given$reference" ] || { mkdir "$out/graded" && export IOLAB_TEST_GRADED=$out/graded; }
 # start_file FILE: runs FILE in the background once fewer than $jobs run.
 start_file() {
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done

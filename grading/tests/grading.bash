@@ -45,27 +45,29 @@ run_labs() {
 
 # shared_reference DEST: DEST.txt and DEST.json, the report and the
 # results.json of the reference handin of every lab in the reference kit
-# tests/run.sh made for the grader's suites (IOLAB_TEST_REFERENCE), graded
-# once for all of them: the first suite to ask grades it, under a lock,
-# and the others copy its report (one grading of six labs instead of one
-# a suite). With bubblewrap on PATH or without it: a grading of each (CI
-# grades its hostile suites with bubblewrap hidden). Fails where there is
-# no such kit (a suite run alone): the suite grades its own reference.
+# tests/run.sh gave the grader's suites (IOLAB_TEST_REFERENCE), graded once
+# for all of them in this run (into IOLAB_TEST_GRADED): the first suite to
+# ask grades it, under a lock, and the others copy its report (one grading
+# of six labs instead of one a suite). Fails where there is no such kit (a
+# suite run alone) or its grading wrote no results.json: the suite grades
+# its own reference.
 shared_reference() {
-	local dest=$1 labs shared
-	[ -e "${IOLAB_TEST_REFERENCE:-}/done" ] || return 1
-	shared=$IOLAB_TEST_REFERENCE/graded-$(command -v bwrap >/dev/null && echo bwrap || echo no-bwrap)
+	local dest=$1 labs shared=${IOLAB_TEST_GRADED:-}
+	[ -e "${IOLAB_TEST_REFERENCE:-}/done" ] && [ -d "$shared" ] || return 1
 	(
 		flock 9 || exit 1
+		[ ! -e "$shared/failed" ] || exit 1
 		[ ! -e "$shared/reference.json" ] || exit 0
-		rm -rf "$shared.tmp" && mkdir -p "$shared.tmp/out" && cd "$shared.tmp" || exit 1
+		mkdir "$shared/work" && cd "$shared/work" || exit 1
 		# the labs run in it: those with a data/labN-load.txt
 		labs=$(cd "$IOLAB_TEST_REFERENCE/kit/data" && ls lab*-load.txt | sed 's/^lab\([0-9]*\)-load\.txt$/\1/')
 		# shellcheck disable=SC2086 # one lab a word
-		reference_kit $labs || exit 1
-		"$ROOT/grade.sh" --json out/reference.json kit/iolab-handin.tar.gz >out/reference.txt 2>&1
-		[ -s out/reference.json ] && mv out "$shared" && cd .. && rm -rf "$shared.tmp"
-	) 9>"$IOLAB_TEST_REFERENCE/graded.lock" || return 1
+		reference_kit $labs &&
+			"$ROOT/grade.sh" --json grade.json kit/iolab-handin.tar.gz >grade.txt 2>&1
+		[ -s grade.json ] && mv grade.txt "$shared/reference.txt" && mv grade.json "$shared/reference.json" ||
+			{ touch "$shared/failed"; exit 1; }
+		cd .. && rm -rf work
+	) 9>"$shared/lock" || return 1
 	cp "$shared/reference.txt" "$dest.txt" && cp "$shared/reference.json" "$dest.json"
 }
 

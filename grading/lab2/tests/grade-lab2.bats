@@ -17,7 +17,7 @@ setup_file() {
 	mkdir subs
 	reference_kit 2
 	local ref=unpacked/iolab-handin lab2=labs/2-locking
-	mkdir grades
+	mkdir -m 700 grades
 	shared_reference grades/reference || variant reference
 
 	# Known-wrong lockbenches, from grading/lab2/checks.py's MUTANTS: the --csv row

@@ -15,7 +15,7 @@ setup_file() {
 	mkdir subs
 	reference_kit 3
 	local ref=unpacked/iolab-handin lab3=labs/3-threads
-	mkdir grades
+	mkdir -m 700 grades
 	shared_reference grades/reference || variant reference
 
 	# membw without the last repetition's store and copy rows (the mutant

@@ -15,7 +15,7 @@ setup_file() {
 	mkdir subs
 	reference_kit 5
 	cp kit/iolab-handin.tar.gz reference.tar.gz
-	mkdir grades
+	mkdir -m 700 grades
 	shared_reference grades/reference || cp reference.tar.gz subs/
 
 	# Broken copies, as directories, each with one defect in its program
@@ -84,7 +84,7 @@ points() {
 	score=$(lab_score "$1") && echo "${score%/*}"
 }
 
-@test "grade.sh --labs 5: the reference submission scores full marks" {
+@test "grade.sh lab 5: the reference submission scores full marks" {
 	full_marks reference
 }
 

@@ -14,7 +14,7 @@ setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	mkdir subs
 	reference_kit 6
-	mkdir grades
+	mkdir -m 700 grades
 	shared_reference grades/reference || cp kit/iolab-handin.tar.gz subs/reference.tar.gz
 	# The safe strategy without the directory's fsync: every file it
 	# writes is right, but a crash after the rename may lose the rename.
@@ -23,7 +23,7 @@ setup_file() {
 	"$ROOT/grade.sh" --batch subs -j 2 --labs 6 --out grades >batch.log 2>&1
 }
 
-@test "grade.sh --labs 6: the reference submission scores full marks" {
+@test "grade.sh lab 6: the reference submission scores full marks" {
 	full_marks reference
 }
 
