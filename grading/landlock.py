@@ -8,9 +8,10 @@ run's own directories, write only the run directory, no TCP bind or
 connect (Landlock ABI >= 4), and, from ABI 6, no abstract Unix socket and
 no signal that leaves the sandbox.  The program side restricts itself to
 it (landlock_restrict_self): the reaper (grading/reaper.c) after it has
-opened /proc/self/io, or grading/confine.c just before it runs the program.  The rules name inodes, not paths,
-so a ruleset built outside bubblewrap holds inside it too, and they hold
-for io_uring's operations (its connect included) as for system calls.
+opened /proc/self/io, or grading/confine.c just before it runs the
+program.  The rules name inodes, not paths, so a ruleset built outside
+bubblewrap holds inside it too, and they hold for io_uring's operations
+(its connect included) as for system calls.
 
 Where the kernel has no Landlock, abi() is 0 and ruleset() None: the
 report says so and the other layers stay.

@@ -74,13 +74,14 @@ zipped() {
 	PY
 }
 
-# kit_build DIR: the kit's bin/ and build/ copied into the kit unpacked in
-# DIR, as up to date (setup.sh builds it there; this build is the same):
-# the zip stamps what it holds with the time it was made, after the kit's
-# build, and the first grading there rebuilt every program of every lab
-# (some 10 CPU-s) without this. Lab 6's two wrappers, which name the
-# Python they run by its path, are left for make to write there.
+# kit_build DIR: the kit built, and its bin/ and build/ copied into the kit
+# unpacked in DIR, as up to date (setup.sh builds it there; this build is
+# the same): the zip stamps what it holds with the time it was made, after
+# the kit's build, and the first grading there rebuilt every program of
+# every lab (some 10 CPU-s) without this. Lab 6's two wrappers, which name
+# the Python they run by its path, are left for make to write there.
 kit_build() {
+	make -s -C "$ROOT" all
 	find "$1" -exec touch -h -d @0 {} +
 	cp -Rp "$ROOT/bin" "$ROOT/build" "$1/"
 	rm -f "$1/bin/fsrecord" "$1/bin/crashstates"
@@ -89,14 +90,11 @@ kit_build() {
 # fake_autograder: a fake /autograder in $BATS_FILE_TMPDIR/ag, the zip
 # unpacked in source/ with the kit's build (kit_build), an empty
 # submission/ and no results/; the test then stands in its parent.
-
 fake_autograder() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	if [ ! -d ag/source ]; then
 		mkdir -p ag/source
 		zipped "$BATS_FILE_TMPDIR/dist/autograder.zip" extract ag/source
-		# setup.sh builds the kit there; the kit's own build is the same one
-		make -s -C "$ROOT" all
 		kit_build ag/source
 	fi
 	rm -rf ag/submission ag/results
@@ -463,7 +461,6 @@ fake_grade() {
 	if [ ! -d pl/serverFilesCourse ]; then
 		mkdir pl
 		zipped "$BATS_FILE_TMPDIR/dist/prairielearn.zip" extract pl
-		make -s -C "$ROOT" all
 		kit_build pl/serverFilesCourse/iolab
 	fi
 	rm -rf pl/student pl/results
