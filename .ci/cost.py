@@ -1,20 +1,17 @@
-"""cost.py - what a CI run cost the machine, in figures that compare
-across machines (docs/speed-goals.md, "CI's time").
+"""cost.py - what a CI run cost the machine, in figures that let CI times
+from different machines be compared (docs/speed-goals.md, "CI's time").
 
-    python3 .ci/cost.py start STATE   before the tests: a snapshot of the
-                                      machine's counters, and the price of
-                                      a process start here, into STATE
+    python3 .ci/cost.py start STATE   before the tests: the price of a
+                                      process start here, then a snapshot
+                                      of the machine's counters, into STATE
     python3 .ci/cost.py end STATE     after them: one line of what the run
                                       used, from STATE and the counters now
 
 CI's parts run beside each other and keep every core busy, so its time is
-the CPU it needs over the cores there are. Much of that CPU goes to
-starting and ending processes (bats, the tests' shell, the grader's
-sandboxes: some 70,000 of them), whose price is the machine's: on a
-virtual machine whose kernel leaves every page-table change to the
-hypervisor, 4 to 5 ms of CPU for a shell to start /bin/true. The
-counters are the whole machine's (/proc/stat), as on a CI machine that
-runs nothing else.
+the CPU it needs over the cores there are, and much of that CPU goes to
+starting and ending processes, whose price is the machine's. The counters
+are the whole machine's (/proc/stat), as on a CI machine that runs
+nothing else; they count threads as well as processes.
 """
 
 import json
@@ -28,13 +25,18 @@ USAGE = "usage: cost.py start STATE | end STATE"
 
 
 def counters():
-    """(CPU seconds the cores were busy, processes and threads started) since boot."""
+    """(CPU seconds the cores were busy, CPU seconds the hypervisor took
+    from them, processes and threads started), all since boot."""
     with open("/proc/stat") as f:
         lines = f.read().splitlines()
     # cpu  user nice system idle iowait irq softirq steal ...: in clock ticks
-    user, nice, system, _idle, _iowait, irq, softirq = map(int, lines[0].split()[1:8])
-    forks = next(int(line.split()[1]) for line in lines if line.startswith("processes "))
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK"), forks
+    # (guest time is inside user and nice; iowait is idle)
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, lines[0].split()[1:9])
+    forks = next((int(line.split()[1]) for line in lines if line.startswith("processes ")), None)
+    if forks is None:
+        raise ValueError("/proc/stat has no 'processes' line")
+    tick = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / tick, steal / tick, forks
 
 
 def start_price():
@@ -51,6 +53,31 @@ def start_price():
         n *= 2
 
 
+def start(path):
+    price = start_price()    # first: the counters leave the probe out
+    busy, steal, forks = counters()
+    with open(path, "w") as f:
+        json.dump({"time": time.monotonic(), "busy": busy, "steal": steal, "forks": forks, "price_ms": price}, f)
+
+
+def end(path):
+    """The line of what the run used since start."""
+    with open(path) as f:
+        then = json.load(f)
+    busy, steal, forks = counters()
+    elapsed = time.monotonic() - then["time"]
+    cpu, started, price = busy - then["busy"], forks - then["forks"], then["price_ms"]
+    cores = os.cpu_count() or 1
+    # what the cores could give: less what the hypervisor took from them
+    capacity = cores * elapsed - (steal - then["steal"])
+    line = (f"CI's cost: {cpu:,.0f} CPU-s in {elapsed:,.0f} s on {cores} cores "
+            f"({100 * cpu / capacity:.0f}% of what they could give); {started:,} processes and threads started; "
+            f"a process start costs {price:.2f} ms of CPU here (a shell starting /bin/true)")
+    if cpu > 0:
+        line += f", and as many would take {started * price / 1000:,.0f} CPU-s ({started * price / 10 / cpu:.0f}% of it)"
+    return line
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in ("start", "end"):
         print(USAGE, file=sys.stderr)
@@ -58,25 +85,15 @@ def main(argv):
     what, path = argv[1], argv[2]
     try:
         if what == "start":
-            price = start_price()    # first: the counters leave the probe out
-            busy, forks = counters()
-            with open(path, "w") as f:
-                json.dump({"time": time.monotonic(), "busy": busy, "forks": forks, "price_ms": price}, f)
-            return 0
-        with open(path) as f:
-            then = json.load(f)
-        busy, forks = counters()
-    except (OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
-        print(f"cost.py: {e}", file=sys.stderr)
+            start(path)
+        else:
+            print(end(path))
+    except KeyError as e:
+        print(f"cost.py: {path}: no {e} in it: not written by cost.py start", file=sys.stderr)
         return 1
-    elapsed, cpu, started = time.monotonic() - then["time"], busy - then["busy"], forks - then["forks"]
-    cores = os.cpu_count() or 1
-    price = then["price_ms"]
-    spent = started * price / 1000
-    print(f"CI's cost: {cpu:,.0f} CPU-s in {elapsed:,.0f} s on {cores} cores "
-          f"({100 * cpu / (cores * elapsed):.0f}% of what they could give); {started:,} processes and threads "
-          f"started, at {price:.2f} ms of CPU a process start here (a shell starting /bin/true), "
-          f"about {spent:,.0f} CPU-s ({100 * spent / cpu:.0f}%)")
+    except (OSError, ValueError, TypeError, ZeroDivisionError, subprocess.CalledProcessError) as e:
+        print(f"cost.py: {path}: {e}", file=sys.stderr)
+        return 1
     return 0
 
 
