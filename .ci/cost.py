@@ -1,5 +1,5 @@
 """cost.py - what a CI run cost the machine, in figures that let CI times
-from different machines be compared (docs/speed-goals.md, "CI's time").
+from different machines be compared (docs/kit.md, "CI's time").
 
     python3 .ci/cost.py start STATE   before the tests: the price of a
                                       process start here, then a snapshot
